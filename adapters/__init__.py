@@ -1,0 +1,1 @@
+"""Case-study adapters: one sub-package per learning-augmented system. They import primo, never the reverse."""
