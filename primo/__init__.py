@@ -1,2 +1,30 @@
-"""Primo: interpretable models for learning-augmented systems."""
+"""Primo: interpretable models for learning-augmented systems.
+
+>>> import primo
+>>> model = primo.PrDTClassifier(ccp_alpha=1e-3).fit(X, y)  # doctest: +SKIP
+>>> model.save("model.primo"); primo.load("model.primo")  # doctest: +SKIP
+"""
 __version__ = "0.1.0"
+
+from primo.io import ModelFileError, load
+from primo.models import (
+    PrAMClassifier,
+    PrAMRegressor,
+    PrDTClassifier,
+    PrDTRegressor,
+    PrimoClassifier,
+    PrimoRegressor,
+    RequirementsNotMetError,
+)
+
+__all__ = [
+    "PrAMClassifier",
+    "PrAMRegressor",
+    "PrDTClassifier",
+    "PrDTRegressor",
+    "PrimoClassifier",
+    "PrimoRegressor",
+    "RequirementsNotMetError",
+    "load",
+    "ModelFileError",
+]

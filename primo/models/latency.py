@@ -1,0 +1,47 @@
+"""Measured prediction latency (Primo measures it rather than assuming it)."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+
+
+def single_row_latency_us(predict, X, *, n_rows: int = 50, repeats: int = 3) -> float:
+    """Median over rows of the best-of-``repeats`` time of ``predict`` on one row, in µs.
+
+    Parameters
+    ----------
+    predict : callable taking a 2-D batch of one row (e.g. ``model.predict``).
+    X : array or DataFrame to draw rows from (the first ``n_rows``).
+
+    Example
+    -------
+    >>> single_row_latency_us(model.predict, X_test)  # doctest: +SKIP
+    95.3
+    """
+    n_rows = min(n_rows, len(X))
+    if n_rows == 0:
+        raise ValueError("need at least one row to measure latency")
+    rows = [X.iloc[[i]] for i in range(n_rows)] if isinstance(X, pd.DataFrame) else [np.asarray(X)[i:i + 1] for i in range(n_rows)]
+    predict(rows[0])  # warm-up: first calls pay for imports and caches
+    timings = []
+    for row in rows:
+        best = np.inf
+        for _ in range(repeats):
+            start = time.perf_counter_ns()
+            predict(row)
+            best = min(best, time.perf_counter_ns() - start)
+        timings.append(best / 1e3)
+    return float(np.median(timings))
+
+
+def batch_latency_us(predict, X, *, repeats: int = 3) -> float:
+    """Best-of-``repeats`` time of ``predict`` on the whole batch X, in µs per row."""
+    predict(X)
+    best = np.inf
+    for _ in range(repeats):
+        start = time.perf_counter_ns()
+        predict(X)
+        best = min(best, time.perf_counter_ns() - start)
+    return float(best / 1e3 / len(X))

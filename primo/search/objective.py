@@ -1,0 +1,114 @@
+"""The search objective S(θ) = P(θ) + λ·C(θ)^γ and the validation losses P can be.
+
+Every loss is "lower is better": named metrics are turned into losses (F1 → 1 − F1, R² → 1 − R²),
+and any scikit-learn scorer name is sign-normalized (loss = −score).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from sklearn import metrics
+from sklearn.base import is_classifier
+
+
+def wmape(y_true, y_pred) -> float:
+    """Weighted MAPE: Σ|y − ŷ| / Σ|y|."""
+    y_true = np.asarray(y_true, dtype=float)
+    denominator = np.abs(y_true).sum()
+    if denominator == 0:
+        raise ValueError("WMAPE is undefined when every target is zero")
+    return float(np.abs(y_true - np.asarray(y_pred, dtype=float)).sum() / denominator)
+
+
+def _f1(y_true, y_pred) -> float:
+    labels = np.unique(y_true)
+    average = "binary" if len(labels) <= 2 and set(np.unique(np.r_[labels, y_pred])) <= {0, 1} else "macro"
+    return float(metrics.f1_score(y_true, y_pred, average=average, zero_division=0))
+
+
+# name -> (loss on predictions, short description)
+_NAMED_LOSSES: dict[str, tuple[Callable, str]] = {
+    "error": (lambda y, p: 1.0 - metrics.accuracy_score(y, p), "error rate (1 − accuracy)"),
+    "1-f1": (lambda y, p: 1.0 - _f1(y, p), "1 − F1 (positive class; macro for multiclass)"),
+    "mae": (metrics.mean_absolute_error, "mean absolute error"),
+    "rmse": (lambda y, p: float(np.sqrt(metrics.mean_squared_error(y, p))), "root mean squared error"),
+    "mape": (metrics.mean_absolute_percentage_error, "mean absolute percentage error (fraction)"),
+    "wmape": (wmape, "weighted MAPE Σ|y − ŷ| / Σ|y|"),
+    "1-r2": (lambda y, p: 1.0 - metrics.r2_score(y, p), "1 − R²"),
+}
+_ALIASES = {"accuracy": "error", "f1": "1-f1", "r2": "1-r2"}
+
+
+@dataclass(frozen=True)
+class ValidationLoss:
+    """A validation loss P: ``loss(estimator, X, y) -> float``, lower is better."""
+
+    name: str
+    function: Callable
+
+    def __call__(self, estimator, X, y) -> float:
+        return float(self.function(estimator, X, y))
+
+
+def resolve_loss(scoring, estimator) -> ValidationLoss:
+    """Turn ``scoring`` into a :class:`ValidationLoss`.
+
+    Parameters
+    ----------
+    scoring : None, str or callable
+        ``None`` → ``"error"`` for classifiers, ``"mae"`` for regressors. A name among
+        ``error, 1-f1 (f1), mae, rmse, mape, wmape, 1-r2 (r2)``; any scikit-learn scorer name
+        (``"roc_auc"``, ``"neg_log_loss"``…, negated so lower is better); or a callable
+        ``loss(y_true, y_pred) -> float`` (lower is better).
+
+    Example
+    -------
+    >>> resolve_loss("f1", PrDTClassifier()).name
+    '1-f1'
+    """
+    if scoring is None:
+        scoring = "error" if is_classifier(estimator) else "mae"
+    if callable(scoring):
+        name = getattr(scoring, "__name__", "custom")
+        return ValidationLoss(name, lambda est, X, y: scoring(y, est.predict(X)))
+    if not isinstance(scoring, str):
+        raise TypeError(f"scoring must be None, a name or a callable, not {type(scoring).__name__}")
+    key = _ALIASES.get(scoring, scoring)
+    if key in _NAMED_LOSSES:
+        function = _NAMED_LOSSES[key][0]
+        return ValidationLoss(key, lambda est, X, y: function(y, est.predict(X)))
+    try:
+        scorer = metrics.get_scorer(scoring)
+    except ValueError:
+        known = ", ".join(list(_NAMED_LOSSES) + list(_ALIASES))
+        raise ValueError(f"unknown scoring {scoring!r}: use one of {known}, a scikit-learn scorer name, or a callable") from None
+    return ValidationLoss(f"-{scoring}", lambda est, X, y: -scorer(est, X, y))
+
+
+@dataclass(frozen=True)
+class ComplexityPenalty:
+    """λ·C^γ, the complexity term of S(θ) = P(θ) + λ·C(θ)^γ.
+
+    Parameters
+    ----------
+    lam : float ≥ 0 — weight of complexity (0 = accuracy only).
+    gamma : float > 0 — normalization exponent of the complexity.
+    """
+
+    lam: float = 0.0
+    gamma: float = 1.0
+
+    def __post_init__(self):
+        if self.lam < 0 or not np.isfinite(self.lam):
+            raise ValueError(f"lam must be a finite number >= 0, got {self.lam}")
+        if self.gamma <= 0 or not np.isfinite(self.gamma):
+            raise ValueError(f"gamma must be a finite number > 0, got {self.gamma}")
+
+    def __call__(self, complexity: float) -> float:
+        return self.lam * float(complexity) ** self.gamma if self.lam else 0.0
+
+    def score(self, loss: float, complexity: float) -> float:
+        """S = P + λ·C^γ."""
+        return float(loss) + self(complexity)

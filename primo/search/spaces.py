@@ -1,0 +1,63 @@
+"""Default search spaces for PrDT and PrAM (scikit-optimize dimensions, keyed by parameter name)."""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import clone
+from skopt.space import Integer, Real
+
+from primo.models.pram import _PrAMBase
+from primo.models.prdt import _PrDTMixin
+
+
+def prdt_space(estimator, X, y, sample_weight=None) -> dict:
+    """``ccp_alpha`` on a log scale over the range where pruning changes the tree.
+
+    The useful α differs by orders of magnitude between systems (the paper finds 1e-5..1e-2 for
+    LinnOS), and for regression it is in squared target units, so the bounds come from the data:
+    the cost-complexity pruning path of the full tree, from its smallest effective α up to the α
+    that prunes to the root.
+    """
+    full = clone(estimator).set_params(ccp_alpha=0.0)
+    path = full.cost_complexity_pruning_path(X, y, sample_weight=sample_weight)
+    alphas = np.asarray(path.ccp_alphas, dtype=float)
+    alphas = alphas[alphas > 0]
+    if alphas.size == 0:  # already a single leaf or pure: nothing to prune
+        high = 1.0
+        low = 1e-8
+    else:
+        high = float(alphas.max())
+        low = float(max(alphas.min(), high * 1e-7))
+    if low >= high:
+        low = high / 1e3
+    return {"ccp_alpha": Real(low, high, prior="log-uniform", name="ccp_alpha")}
+
+
+def pram_space(estimator, X, y, sample_weight=None) -> dict:
+    """Bins, pair terms, learning rate, leaf size and leaves per boosting tree."""
+    n_features = X.shape[1]
+    max_pairs = n_features * (n_features - 1) // 2
+    space = {
+        "max_bins": Integer(8, 512, prior="log-uniform", name="max_bins"),
+        "learning_rate": Real(0.005, 0.3, prior="log-uniform", name="learning_rate"),
+        "min_samples_leaf": Integer(1, 50, prior="log-uniform", name="min_samples_leaf"),
+        "max_leaves": Integer(2, 4, name="max_leaves"),
+    }
+    if max_pairs > 0 and not _is_multiclass(estimator, y):
+        space["interactions"] = Integer(0, min(max_pairs, 32), name="interactions")
+    return space
+
+
+def _is_multiclass(estimator, y) -> bool:
+    # interpret drops pair terms from multiclass explanations, so Primo does not search them there.
+    return hasattr(estimator, "predict_proba") and len(np.unique(y)) > 2
+
+
+def default_space(estimator, X, y, sample_weight=None) -> dict:
+    """The default space of a Primo estimator; other estimators need an explicit ``space``."""
+    if isinstance(estimator, _PrDTMixin):
+        return prdt_space(estimator, X, y, sample_weight)
+    if isinstance(estimator, _PrAMBase):
+        return pram_space(estimator, X, y, sample_weight)
+    raise ValueError(
+        f"no default search space for {type(estimator).__name__}; pass space={{'param': skopt dimension, ...}}"
+    )
