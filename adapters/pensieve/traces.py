@@ -1,0 +1,118 @@
+"""Bandwidth traces for the Pensieve simulator: Norway HSDPA (tab-separated) and FCC (space-separated).
+
+Each trace file holds one ``time_s  bandwidth_Mbps`` point per line. The simulator reads the
+bandwidth of point ``i`` as the rate over the interval that ends at ``time[i]``.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from primo.datasets import resolve_data_dir
+
+#: Trace collections shipped in ``<data_dir>/pensieve/traces/`` and their column separator.
+TRACE_SETS = {"hsdpa": "\t", "fcc": " "}
+
+
+class TraceFormatError(ValueError):
+    """A trace file is not a list of ``time bandwidth`` points."""
+
+
+@dataclass(frozen=True)
+class Trace:
+    """One bandwidth trace.
+
+    Attributes
+    ----------
+    name : str
+        File name of the trace (``norway_bus_1``); golden logs are named after it.
+    times_s : ndarray of float, shape (n,)
+        Non-decreasing time stamps in seconds.
+    bandwidth_mbps : ndarray of float, shape (n,)
+        Bandwidth in megabits per second at each time stamp.
+    """
+
+    name: str
+    times_s: np.ndarray
+    bandwidth_mbps: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.times_s)
+
+
+def load_trace(path: str | os.PathLike, delimiter: str | None = None) -> Trace:
+    """Read one trace file.
+
+    Parameters
+    ----------
+    path : path-like
+        The trace file.
+    delimiter : str, optional
+        Column separator (``"\\t"`` for HSDPA, ``" "`` for FCC); ``None`` accepts any whitespace.
+
+    Raises
+    ------
+    TraceFormatError
+        If a line does not hold exactly two numbers, if there are fewer than two points,
+        if time goes backwards or a bandwidth is negative.
+
+    Example
+    -------
+    >>> trace = load_trace("../shared/data/pensieve/traces/hsdpa/norway_bus_1", "\\t")  # doctest: +SKIP
+    >>> trace.times_s[:2]  # doctest: +SKIP
+    array([0.  , 0.55])
+    """
+    path = Path(path)
+    times, bandwidths = [], []
+    with open(path, encoding="ascii") as handle:
+        for line_number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            fields = line.split(delimiter)
+            try:
+                time_s, mbps = (float(field) for field in fields)
+            except ValueError:
+                raise TraceFormatError(
+                    f"{path}:{line_number}: expected two numbers separated by {delimiter!r}, "
+                    f"got {line.rstrip()!r}"
+                ) from None
+            times.append(time_s)
+            bandwidths.append(mbps)
+    times_s, bandwidth_mbps = np.array(times), np.array(bandwidths)
+    if len(times_s) < 2:
+        raise TraceFormatError(f"{path}: a trace needs at least two points, found {len(times_s)}")
+    if np.any(np.diff(times_s) < 0):
+        raise TraceFormatError(f"{path}: time stamps must be non-decreasing")
+    if np.any(bandwidth_mbps < 0):
+        raise TraceFormatError(f"{path}: negative bandwidth")
+    return Trace(path.name, times_s, bandwidth_mbps)
+
+
+def load_trace_set(name: str, data_dir: str | os.PathLike | None = None) -> list[Trace]:
+    """Load every trace of one collection, sorted by file name.
+
+    Parameters
+    ----------
+    name : {"hsdpa", "fcc"}
+        The collection under ``<data_dir>/pensieve/traces/``.
+    data_dir : path-like, optional
+        The shared data directory (see :func:`primo.datasets.resolve_data_dir`).
+
+    Example
+    -------
+    >>> traces = load_trace_set("hsdpa")  # doctest: +SKIP
+    >>> len(traces)  # doctest: +SKIP
+    142
+    """
+    if name not in TRACE_SETS:
+        raise ValueError(f"unknown trace set {name!r}; expected one of {sorted(TRACE_SETS)}")
+    directory = resolve_data_dir(data_dir) / "pensieve" / "traces" / name
+    if not directory.is_dir():
+        raise FileNotFoundError(f"trace directory not found: {directory}")
+    files = sorted(p for p in directory.iterdir() if p.is_file() and not p.name.startswith("."))
+    if not files:
+        raise FileNotFoundError(f"no trace files in {directory}")
+    return [load_trace(p, TRACE_SETS[name]) for p in files]
