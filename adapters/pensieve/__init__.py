@@ -1,0 +1,37 @@
+"""Pensieve (SIGCOMM'17) case study: adaptive-bitrate video streaming.
+
+System side only (no primo model yet): the trace and video loaders, a simulator with the exact
+semantics of Pensieve's evaluation environment, the pretrained actor run with numpy, the classic
+ABR baselines, an evaluation harness, and a Gymnasium-style environment whose named observation
+rebuilds the actor's state exactly (the teacher for distillation).
+
+Example
+-------
+>>> from adapters.pensieve import PensieveEnv, ActorTeacher, load_actor, load_trace_set, load_video
+>>> env = PensieveEnv(load_trace_set("hsdpa"), load_video())  # doctest: +SKIP
+>>> teacher = ActorTeacher(load_actor())  # doctest: +SKIP
+>>> obs, info = env.reset()  # doctest: +SKIP
+>>> obs, reward, terminated, truncated, info = env.step(teacher.act(obs))  # doctest: +SKIP
+"""
+from adapters.pensieve.actor import PensieveActor, WeightsFormatError, load_actor, read_tfjs_weights
+from adapters.pensieve.baselines import BolaPolicy, BufferBasedPolicy, Policy, RateBasedPolicy, RobustMPCPolicy
+from adapters.pensieve.env import PensieveEnv
+from adapters.pensieve.evaluation import EvaluationResult, VideoRun, evaluate_policy, pensieve_logs, play_traces, play_video
+from adapters.pensieve.golden import golden_qoe, load_golden_log, load_golden_logs, replay_golden
+from adapters.pensieve.metis import TreePolicy, collect_teacher_rollouts, fit_metis_tree
+from adapters.pensieve.observation import FEATURE_NAMES, ObservationHistory, states_from_observations
+from adapters.pensieve.simulator import ABRSimulator, ChunkOutcome, linear_qoe_reward
+from adapters.pensieve.state import initial_state, update_state
+from adapters.pensieve.teacher import ActorTeacher, sample_level
+from adapters.pensieve.traces import Trace, TraceFormatError, load_trace, load_trace_set
+from adapters.pensieve.video import BITRATES_KBPS, Video, load_video
+
+__all__ = [
+    "ABRSimulator", "ActorTeacher", "BITRATES_KBPS", "BolaPolicy", "BufferBasedPolicy", "ChunkOutcome",
+    "EvaluationResult", "FEATURE_NAMES", "ObservationHistory", "PensieveActor", "PensieveEnv", "Policy",
+    "RateBasedPolicy", "RobustMPCPolicy", "Trace", "TraceFormatError", "TreePolicy", "Video", "VideoRun",
+    "WeightsFormatError", "collect_teacher_rollouts", "evaluate_policy", "fit_metis_tree", "golden_qoe",
+    "initial_state", "linear_qoe_reward", "load_actor", "load_golden_log", "load_golden_logs", "load_trace",
+    "load_trace_set", "load_video", "pensieve_logs", "play_traces", "play_video", "read_tfjs_weights",
+    "replay_golden", "sample_level", "states_from_observations", "update_state",
+]
