@@ -85,7 +85,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         if unknown or not self.families:
             raise ValueError(f"families must be a non-empty subset of {sorted(self._families)}, got {self.families}")
         family_params = self.family_params or {}
-        rows, self.searches_, self._models = [], {}, {}
+        rows, self.searches_, self.candidates_ = [], {}, {}
         for family in self.families:
             estimator = self._families[family](**family_params.get(family, {}))
             search = BayesianSearch(
@@ -109,7 +109,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         report.loc[report["selected"], "reason"] = "selected: meets every requirement with the lowest objective"
         self.selection_report_ = report
         self.best_family_ = best["family"]
-        self.best_estimator_ = self._models[best["family"]]
+        self.best_estimator_ = self.candidates_[best["family"]]
         self.best_estimator_.metadata_["selection"] = report.drop(columns="params").to_dict(orient="records")
         if hasattr(self.best_estimator_, "classes_"):
             self.classes_ = self.best_estimator_.classes_
@@ -137,7 +137,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         model.fit(X, y, **({} if sample_weight is None else {"sample_weight": sample_weight}))
         model.metadata_["search"] = search.history()
         latency = single_row_latency_us(model.predict, X)
-        self._models[family] = model
+        self.candidates_[family] = model
 
         failures = []
         loss = float(best["loss"])

@@ -1,0 +1,1 @@
+"""One module per ``primo`` sub-command; each defines ``register(subparsers)``."""

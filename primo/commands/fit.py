@@ -1,0 +1,75 @@
+"""``primo fit``: fit a PrDT, a PrAM or the best of both on a table, with Bayesian search."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from primo.tabular import read_table, split_target
+
+_FAMILIES = {
+    ("classification", "prdt"): "PrDTClassifier",
+    ("classification", "pram"): "PrAMClassifier",
+    ("regression", "prdt"): "PrDTRegressor",
+    ("regression", "pram"): "PrAMRegressor",
+}
+
+
+def infer_task(y: pd.Series) -> str:
+    """Classification for text, boolean or few-valued integer targets; regression otherwise."""
+    if not pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y):
+        return "classification"
+    values = y.dropna().to_numpy()
+    if np.all(np.mod(values, 1) == 0) and len(np.unique(values)) <= 20:
+        return "classification"
+    return "regression"
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("fit", help="fit a model on a CSV/Parquet table", description=__doc__)
+    parser.add_argument("data", help="training table (.csv or .parquet)")
+    parser.add_argument("--target", required=True, help="name of the target column")
+    parser.add_argument("--task", choices=["auto", "classification", "regression"], default="auto")
+    parser.add_argument("--model", choices=["auto", "prdt", "pram"], default="auto",
+                        help="model family; auto searches both and keeps the best meeting the requirements")
+    parser.add_argument("--trials", type=int, default=20, help="Bayesian-search trials per family (0: no search)")
+    parser.add_argument("--scoring", default=None, help="validation loss: error, f1, mae, rmse, mape, wmape, r2 or a scikit-learn scorer")
+    parser.add_argument("--lam", type=float, default=0.0, help="complexity weight λ in S = P + λ·C^γ")
+    parser.add_argument("--gamma", type=float, default=1.0, help="complexity exponent γ")
+    parser.add_argument("--cv", type=int, default=None, help="k-fold validation (default: 25%% hold-out)")
+    parser.add_argument("--max-latency-us", type=float, default=None, help="auto: single-row latency limit")
+    parser.add_argument("--min-score", type=float, default=None, help="auto: minimum validation score")
+    parser.add_argument("--max-complexity", type=float, default=None, help="auto: complexity limit")
+    parser.add_argument("--jobs", type=int, default=1, help="parallel trials (joblib n_jobs)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", required=True, help="output model file")
+    parser.set_defaults(func=run)
+
+
+def run(args) -> int:
+    import primo
+    from primo.search import BayesianSearch
+
+    X, y = split_target(read_table(args.data), args.target)
+    if y.isna().any():
+        raise ValueError(f"target column {args.target!r} has {int(y.isna().sum())} missing values")
+    task = infer_task(y) if args.task == "auto" else args.task
+    common = dict(scoring=args.scoring, lam=args.lam, gamma=args.gamma, cv=args.cv, n_jobs=args.jobs,
+                  random_state=args.seed, progress=True)
+    if args.model == "auto":
+        cls = primo.PrimoClassifier if task == "classification" else primo.PrimoRegressor
+        model = cls(n_trials=max(args.trials, 1), max_latency_us=args.max_latency_us, min_score=args.min_score,
+                    max_complexity=args.max_complexity, **common).fit(X, y)
+        print(model.selection_report_.drop(columns="params").to_string(index=False))
+        chosen = model.best_estimator_
+    else:
+        estimator = getattr(primo, _FAMILIES[(task, args.model)])(random_state=args.seed)
+        if args.trials > 0:
+            search = BayesianSearch(estimator, n_trials=args.trials, **common).fit(X, y)
+            chosen = search.best_estimator_
+            print(f"best of {args.trials} trials: {search.best_params_} (validation {search.scoring_} {search.best_loss_:.6g})")
+        else:
+            chosen = estimator.fit(X, y)
+    path = chosen.save(args.out)
+    print(chosen)
+    print(f"saved {type(chosen).__name__} ({task}) to {path}")
+    return 0

@@ -1,0 +1,43 @@
+"""``primo predict``: predictions of a saved model on a table."""
+from __future__ import annotations
+
+import sys
+
+import pandas as pd
+
+from primo.tabular import read_table, write_table
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("predict", help="predict with a saved model", description=__doc__)
+    parser.add_argument("model", help="Primo model file")
+    parser.add_argument("data", help="table with the model's feature columns (extra columns are ignored)")
+    parser.add_argument("--proba", action="store_true", help="also write class probabilities")
+    parser.add_argument("--out", default=None, help="output .csv/.parquet (default: CSV on stdout)")
+    parser.set_defaults(func=run)
+
+
+def run(args) -> int:
+    import primo
+
+    model = primo.load(args.model)
+    table = read_table(args.data)
+    names = getattr(model, "feature_names_in_", None)
+    if names is not None:
+        missing = [n for n in names if n not in table.columns]
+        if missing:
+            raise KeyError(f"the data lacks the model's feature columns {missing}")
+        X = table[list(names)]
+    else:
+        X = table.to_numpy()
+    result = pd.DataFrame({"prediction": model.predict(X)})
+    if args.proba:
+        if not hasattr(model, "predict_proba"):
+            raise ValueError(f"{type(model).__name__} is a regressor: --proba needs a classifier")
+        for label, column in zip(model.classes_, model.predict_proba(X).T):
+            result[f"proba_{label}"] = column
+    if args.out:
+        write_table(result, args.out)
+    else:
+        result.to_csv(sys.stdout, index=False)
+    return 0
