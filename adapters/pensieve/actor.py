@@ -183,6 +183,12 @@ class PensieveActor:
         Returns
         -------
         ndarray of float32, shape (n, 6) (or (6,) for a single state)
+
+        Notes
+        -----
+        BLAS kernels differ between one row and a batch, so a state's probabilities can differ in
+        the last float32 bits depending on the batch it is in. The golden-log replay evaluates one
+        state at a time, as the original did.
         """
         states = np.asarray(states)
         single = states.ndim == 2

@@ -123,8 +123,7 @@ class RobustMPCPolicy:
         self.horizon = horizon
         self.lookahead_offset = lookahead_offset
         self.reset_errors_per_video = reset_errors_per_video
-        # All level sequences, enumerated like itertools.product so ties resolve as in the original.
-        self._combos = np.array(list(itertools.product(range(N_LEVELS), repeat=horizon)))
+        self._bitrate_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         self._predictions: list[float] = []
         self._errors: list[float] = []
 
@@ -149,27 +148,31 @@ class RobustMPCPolicy:
         return self._best_first_level(first, length, float(obs[_BUFFER]), future_throughput, last_level)
 
     def _best_first_level(self, first: int, length: int, buffer_s: float, throughput: float, last_level: int) -> int:
-        # Scored for all 6**horizon combinations at once (elementwise numpy arithmetic, in the
-        # same order as a scalar loop, so results are identical to one).
-        combos = self._combos[:, :length]
-        sizes = self._chunk_sizes(first, length)
-        buffer = np.full(len(combos), buffer_s)
-        rebuffer = np.zeros(len(combos))
-        bitrate_sum = np.zeros(len(combos), dtype=np.int64)
-        smoothness = np.zeros(len(combos), dtype=np.int64)
-        previous = np.full(len(combos), BITRATES_KBPS[last_level])
+        # Exhaustive search over the 6**length level sequences, built prefix by prefix (sequences
+        # sharing a prefix share its buffer trajectory) in itertools.product order. The elementwise
+        # arithmetic runs in the same order as the original scalar loop (adding max(x, 0) is
+        # exact), so scores and ties are identical to it.
+        download_s = (self._chunk_sizes(first, length) / 1000000.0) / throughput  # levels x positions
+        buffer, rebuffer = np.array([buffer_s]), np.zeros(1)
         for position in range(length):
-            levels = combos[:, position]
-            download_s = (sizes[levels, position] / 1000000.0) / throughput
-            stalls = buffer < download_s
-            rebuffer = np.where(stalls, rebuffer + (download_s - buffer), rebuffer)
-            buffer = np.where(stalls, 0.0, buffer - download_s) + CHUNK_DURATION_MS / 1000.0
-            bitrate_sum += _BITRATES[levels]
-            smoothness += np.abs(_BITRATES[levels] - previous)
-            previous = _BITRATES[levels]
+            download = np.tile(download_s[:, position], len(buffer))
+            buffer, rebuffer = np.repeat(buffer, N_LEVELS), np.repeat(rebuffer, N_LEVELS)
+            rebuffer = rebuffer + np.maximum(download - buffer, 0.0)
+            buffer = np.maximum(buffer - download, 0.0) + CHUNK_DURATION_MS / 1000.0
+        bitrate_sum, smoothness = self._bitrate_terms(length, last_level)
         reward = bitrate_sum / 1000.0 - REBUFFER_PENALTY * rebuffer - SMOOTH_PENALTY * smoothness / 1000.0
-        best = np.flatnonzero(reward == reward.max())[-1]
-        return int(combos[best, 0])
+        best = np.flatnonzero(reward == reward.max())[-1]  # the original keeps the last maximum
+        return int(best // N_LEVELS ** (length - 1))
+
+    def _bitrate_terms(self, length: int, last_level: int) -> tuple[np.ndarray, np.ndarray]:
+        """Summed kbps and summed |kbps change| of every level sequence, in product order. They do
+        not depend on the network, so they are cached per look-ahead length and previous level."""
+        key = (length, last_level)
+        if key not in self._bitrate_cache:
+            kbps = _BITRATES[np.array(list(itertools.product(range(N_LEVELS), repeat=length)))]
+            previous = np.concatenate([np.full((len(kbps), 1), BITRATES_KBPS[last_level]), kbps[:, :-1]], axis=1)
+            self._bitrate_cache[key] = (kbps.sum(axis=1), np.abs(kbps - previous).sum(axis=1))
+        return self._bitrate_cache[key]
 
     def _chunk_sizes(self, first: int, length: int) -> np.ndarray:
         """Sizes (levels x positions) of the planned chunks; 0 past the end of the files."""

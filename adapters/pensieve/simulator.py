@@ -139,6 +139,12 @@ class ABRSimulator:
         return self.traces[self.trace_index]
 
     @property
+    def clock_s(self) -> float:
+        """Position in the current trace (s). It advances by download times and sleeps only: the
+        RTT is added to the delay but not spent on the trace, as in the original."""
+        return float(self._clock_s)
+
+    @property
     def chunk_index(self) -> int:
         """Index of the next chunk to download (0..47)."""
         return self._chunk_counter
