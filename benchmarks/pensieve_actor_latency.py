@@ -44,13 +44,15 @@ def main(argv: list[str] | None = None) -> None:
     observations, _ = collect_teacher_rollouts(env, teacher)
     states = states_from_observations(observations)
 
-    print(f"actor parameters: {actor.n_parameters}; {len(states)} states visited by the actor, {args.repeats} calls each path")
+    print(f"actor parameters: {actor.n_parameters}; {len(states)} states visited by the actor, "
+          f"{args.repeats} calls per path")
     for label, function, inputs in (
         ("actor (6x8 state -> probabilities)", actor.action_probabilities, states),
         ("teacher (obs -> state -> argmax level)", teacher.act, observations),
     ):
         t = time_per_call_us(function, inputs, args.repeats)
-        print(f"{label:<42} median {np.median(t):7.1f} us   mean {t.mean():7.1f} us   p99 {np.percentile(t, 99):7.1f} us")
+        print(f"{label:<42} median {np.median(t):7.1f} us   mean {t.mean():7.1f} us   "
+              f"p99 {np.percentile(t, 99):7.1f} us")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,9 @@ Example
 from adapters.pensieve.actor import PensieveActor, WeightsFormatError, load_actor, read_tfjs_weights
 from adapters.pensieve.baselines import BolaPolicy, BufferBasedPolicy, Policy, RateBasedPolicy, RobustMPCPolicy
 from adapters.pensieve.env import PensieveEnv
-from adapters.pensieve.evaluation import EvaluationResult, VideoRun, evaluate_policy, pensieve_logs, play_traces, play_video
+from adapters.pensieve.evaluation import (
+    EvaluationResult, VideoRun, evaluate_policy, pensieve_logs, play_traces, play_video,
+)
 from adapters.pensieve.golden import golden_qoe, load_golden_log, load_golden_logs, replay_golden
 from adapters.pensieve.metis import TreePolicy, collect_teacher_rollouts, fit_metis_tree
 from adapters.pensieve.observation import FEATURE_NAMES, ObservationHistory, states_from_observations

@@ -195,7 +195,9 @@ class PensieveActor:
         if single:
             states = states[None]
         if states.ndim != 3 or states.shape[1:] != (S_INFO, S_LEN):
-            raise ValueError(f"states must have shape (n, {S_INFO}, {S_LEN}) or ({S_INFO}, {S_LEN}), got {states.shape}")
+            raise ValueError(
+                f"states must have shape (n, {S_INFO}, {S_LEN}) or ({S_INFO}, {S_LEN}), got {states.shape}"
+            )
         if not np.all(np.isfinite(states)):
             raise ValueError("states contain NaN or infinite values")
         s = states.astype(np.float32)

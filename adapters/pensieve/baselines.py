@@ -6,7 +6,6 @@ described in :mod:`adapters.pensieve.observation`.
 from __future__ import annotations
 
 import itertools
-import math
 from typing import Protocol
 
 import numpy as np
@@ -118,7 +117,9 @@ class RobustMPCPolicy:
     >>> policy = RobustMPCPolicy(load_video())  # doctest: +SKIP
     """
 
-    def __init__(self, video: Video, horizon: int = 5, lookahead_offset: int = 1, reset_errors_per_video: bool = False):
+    def __init__(
+        self, video: Video, horizon: int = 5, lookahead_offset: int = 1, reset_errors_per_video: bool = False
+    ):
         self.video = video
         self.horizon = horizon
         self.lookahead_offset = lookahead_offset

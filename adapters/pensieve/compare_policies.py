@@ -53,7 +53,9 @@ def golden_agreement(data_dir, actor, video) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", default=None, help="shared data directory (default: $PRIMO_DATA_DIR or ../shared/data)")
+    parser.add_argument(
+        "--data-dir", default=None, help="shared data directory (default: $PRIMO_DATA_DIR or ../shared/data)"
+    )
     parser.add_argument("--no-metis", action="store_true", help="skip the fixed-size tree baseline")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
@@ -77,7 +79,8 @@ def main(argv: list[str] | None = None) -> None:
               f"training agreement {np.mean(tree.predict(X) == y):.3f}")
         policies["Metis-style DT"] = lambda: TreePolicy(tree)
 
-    print(f"\n{'policy':<16}" + "".join(f"{f'{name} ({len(t)})':>16}{'published':>11}" for name, t in trace_sets.items()) + f"{'time s':>8}")
+    header = "".join(f"{f'{name} ({len(t)})':>16}{'published':>11}" for name, t in trace_sets.items())
+    print(f"\n{'policy':<16}{header}{'time s':>8}")
     for label, make_policy in policies.items():
         start, cells = time.perf_counter(), ""
         for name, traces in trace_sets.items():

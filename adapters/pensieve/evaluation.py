@@ -114,7 +114,9 @@ def play_traces(
     return [play_video(env, policy, i, act_after_last_chunk) for i in indices]
 
 
-def evaluate_policy(policy: Policy, traces: Sequence[Trace], video: Video, *, progress: bool = False) -> EvaluationResult:
+def evaluate_policy(
+    policy: Policy, traces: Sequence[Trace], video: Video, *, progress: bool = False
+) -> EvaluationResult:
     """Per-trace QoE (mean reward excluding chunk 0) of ``policy`` over ``traces``.
 
     Example

@@ -18,7 +18,9 @@ logger = logging.getLogger(__name__)
 METIS_MAX_LEAF_NODES = 273
 
 
-def collect_teacher_rollouts(env: PensieveEnv, teacher: ActorTeacher, n_episodes: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def collect_teacher_rollouts(
+    env: PensieveEnv, teacher: ActorTeacher, n_episodes: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Play ``n_episodes`` videos with the teacher's greedy actions and record every decision.
 
     Parameters
@@ -56,7 +58,9 @@ def collect_teacher_rollouts(env: PensieveEnv, teacher: ActorTeacher, n_episodes
     return np.array(observations), np.array(actions)
 
 
-def fit_metis_tree(X: np.ndarray, y: np.ndarray, max_leaf_nodes: int = METIS_MAX_LEAF_NODES, random_state: int = 0) -> DecisionTreeClassifier:
+def fit_metis_tree(
+    X: np.ndarray, y: np.ndarray, max_leaf_nodes: int = METIS_MAX_LEAF_NODES, random_state: int = 0
+) -> DecisionTreeClassifier:
     """Fit the fixed-size tree on teacher (observation, action) pairs.
 
     The tree's ``predict`` takes observation vectors, so ``MetisTreePolicy`` can play it.

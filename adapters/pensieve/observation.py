@@ -47,14 +47,20 @@ FEATURE_NAMES: tuple[str, ...] = (
 N_FEATURES = len(FEATURE_NAMES)
 FEATURE_INDEX = {name: i for i, name in enumerate(FEATURE_NAMES)}
 
+
+
+def _indices(names) -> np.ndarray:
+    return np.array([FEATURE_INDEX[name] for name in names])
+
+
 # Column groups, newest first (lag 0, 1, ...).
-BITRATE_LAGS = np.array([FEATURE_INDEX["last_bitrate_kbps"]] + [FEATURE_INDEX[f"bitrate_kbps_lag{k}"] for k in range(1, S_LEN)])
-BUFFER_LAGS = np.array([FEATURE_INDEX["buffer_s"]] + [FEATURE_INDEX[f"buffer_s_lag{k}"] for k in range(1, S_LEN)])
-THROUGHPUT_LAGS = np.array([FEATURE_INDEX[f"throughput_MBps_lag{k}"] for k in _LAGS])
-DOWNLOAD_TIME_LAGS = np.array([FEATURE_INDEX[f"download_time_s_lag{k}"] for k in _LAGS])
-NEXT_SIZES = np.array([FEATURE_INDEX[f"next_size_MB_{kbps}kbps"] for kbps in BITRATES_KBPS])
+BITRATE_LAGS = _indices(["last_bitrate_kbps"] + [f"bitrate_kbps_lag{k}" for k in range(1, S_LEN)])
+BUFFER_LAGS = _indices(["buffer_s"] + [f"buffer_s_lag{k}" for k in range(1, S_LEN)])
+THROUGHPUT_LAGS = _indices(f"throughput_MBps_lag{k}" for k in _LAGS)
+DOWNLOAD_TIME_LAGS = _indices(f"download_time_s_lag{k}" for k in _LAGS)
+NEXT_SIZES = _indices(f"next_size_MB_{kbps}kbps" for kbps in BITRATES_KBPS)
 CHUNKS_LEFT = FEATURE_INDEX["chunks_left"]
-LEVEL0_SIZE_LAGS = np.array([FEATURE_INDEX["next_size_MB_300kbps_lag1"], FEATURE_INDEX["next_size_MB_300kbps_lag2"]])
+LEVEL0_SIZE_LAGS = _indices(["next_size_MB_300kbps_lag1", "next_size_MB_300kbps_lag2"])
 
 
 class ObservationHistory:
