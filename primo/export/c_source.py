@@ -1,0 +1,303 @@
+"""C export: one header-only, allocation-free, dependency-free C99 file per model.
+
+Everything is ``static const`` tables and ``static inline`` functions named after ``name``; include the
+header in one or more ``.c`` files. Inputs are one row ``x`` in the model's feature order (see
+:mod:`primo.export.tables` for missing values and categories).
+
+Float mode (``const double *x``; NaN = missing):
+
+* PrDT: ``int NAME_leaf(x)`` (straight-line if/else, the tree as code), ``int NAME_predict(x)``
+  (class index into the classes listed in the header) and ``void NAME_predict_proba(x, proba)``
+  for classifiers, ``double NAME_predict(x)`` for regressors.
+* PrAM: per-feature bin search over the bin edges and score tables; ``double NAME_decision(x)``
+  (regression value or binary log-odds) or ``void NAME_decision(x, scores)`` (multiclass raw scores),
+  and ``int NAME_predict(x)`` (class index) for classifiers. Probabilities need ``exp``, so they are
+  left to the caller (sigmoid / softmax of the scores) to keep the file free of libm.
+
+Integer mode (``integer=True``; ``const int64_t *x`` with ``x[j] = round(value · NAME_SCALE_j)`` and
+``NAME_MISSING`` for missing; no floating point at all): the same functions with integer thresholds;
+scores are fixed-point integers (``score · NAME_SCORE_SCALE``). See :mod:`primo.export.quantize`.
+
+Example
+-------
+>>> header = to_c(tree, name="linnos_tree", integer=True, check_data=X_test)  # doctest: +SKIP
+>>> print(header.splitlines()[1])  # doctest: +SKIP
+"""
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+
+from primo.export.codegen import comment_safe, float_literal, identifier, int_literal, join_wrapped, tree_branches
+from primo.export.quantize import (
+    DEFAULT_SCORE_SCALE,
+    IntegerAdditive,
+    IntegerTree,
+    QuantizationReport,
+    quantize,
+)
+from primo.export.tables import AdditiveTables, Binning, TreeTables, encode_categories, model_tables
+
+_float = partial(float_literal, infinity="HUGE_VAL")
+
+
+def to_c(model, *, name: str = "primo_model", integer: bool = False, feature_scales="auto",
+         score_scale: int = DEFAULT_SCORE_SCALE, check_data=None) -> str:
+    """C99 header source for a fitted PrDT or PrAM.
+
+    Parameters
+    ----------
+    model : fitted PrDT/PrAM (or its :func:`~primo.export.tables.model_tables`).
+    name : prefix of every function, table and macro (made a valid C identifier).
+    integer : integer-only code for kernels; see :mod:`primo.export.quantize`.
+    feature_scales, score_scale : integer mode's scales (``"auto"`` picks powers of ten per feature).
+    check_data : rows (array or DataFrame) on which integer mode counts predictions that differ from
+        the float model; the count is written into the header comment.
+
+    Example
+    -------
+    >>> open("linnos_tree.h", "w").write(to_c(tree, name="linnos_tree", integer=True))  # doctest: +SKIP
+    """
+    tables = model if isinstance(model, (TreeTables, AdditiveTables)) else model_tables(model)
+    prefix = identifier(name)
+    source = type(model).__name__
+    if not integer:
+        if check_data is not None:
+            raise ValueError("check_data is for integer mode (float mode is exact)")
+        writer = _TreeWriter(tables, prefix, None) if isinstance(tables, TreeTables) else _AdditiveWriter(tables, prefix, None)
+        return writer.header(source, None)
+    quantized = quantize(tables, feature_scales=feature_scales, score_scale=score_scale)
+    report = None
+    if check_data is not None:
+        report = quantized.compare(encode_categories(tables, check_data))
+    writer = _TreeWriter(tables, prefix, quantized) if isinstance(tables, TreeTables) else _AdditiveWriter(tables, prefix, quantized)
+    return writer.header(source, report)
+
+
+class _Writer:
+    """What the tree and additive writers share: types, literals, the file frame."""
+
+    def __init__(self, tables, prefix: str, quantized: IntegerTree | IntegerAdditive | None):
+        self.tables = tables
+        self.prefix = prefix
+        self.quantized = quantized
+        self.integer = quantized is not None
+        self.value_type = "int64_t" if self.integer else "double"
+        self.uses_huge_val = False
+        self.macro = prefix.upper()
+
+    def value(self, v) -> str:
+        if self.integer:
+            return int_literal(v, int64_min=f"{self.macro}_MISSING")
+        text = _float(v)
+        self.uses_huge_val |= "HUGE_VAL" in text
+        return text
+
+    def array(self, ctype: str, name: str, values, literal=None) -> str:
+        literal = literal or self.value
+        items = [literal(v) for v in np.ravel(values)]
+        return f"static const {ctype} {name}[{len(items)}] = {{\n{join_wrapped(items)}\n}};"
+
+    def is_missing(self, v: str) -> str:
+        return f"{v} == {self.macro}_MISSING" if self.integer else f"{v} != {v}"
+
+    def header(self, source: str, report: QuantizationReport | None) -> str:
+        from primo import __version__
+
+        body = self.body()
+        guard = f"{self.macro}_H"
+        tables = self.tables
+        lines = [
+            f"/* {self.prefix}: {source} exported by primo {__version__} (primo.export.to_c), "
+            f"{'integer' if self.integer else 'float'} mode.",
+            " *",
+            f" * Input: x[0..{tables.n_features - 1}], one value per feature:",
+        ]
+        for j, feature in enumerate(tables.feature_names):
+            scale = f"  (scale {int(self.quantized.feature_scales[j])})" if self.integer else ""
+            lines.append(f" *   x[{j}] {comment_safe(feature)}{scale}{self.feature_note(j)}")
+        if tables.is_classifier:
+            lines.append(" * Classes (index returned by *_predict -> label):")
+            lines += [f" *   {i}: {comment_safe(label)}" for i, label in enumerate(tables.classes)]
+        lines += [f" * {comment_safe(line)}" for line in self.usage()]
+        if self.integer:
+            lines.append(" * Integer mode: pass round(value * scale) per feature, "
+                         f"{self.macro}_MISSING for a missing value.")
+            lines.append(f" * Check: {comment_safe(report.summary())}." if report is not None
+                         else " * Check: not measured (export with check_data to count mismatches).")
+        lines += [" */", f"#ifndef {guard}", f"#define {guard}", ""]
+        if self.integer:
+            lines += ["#ifdef __KERNEL__", "#include <linux/types.h>", "#else", "#include <stdint.h>", "#endif",
+                      f"#define {self.macro}_MISSING (-9223372036854775807LL - 1) /* INT64_MIN */",
+                      f"#define {self.macro}_SCORE_SCALE {int(self.quantized.score_scale)}"]
+        elif self.uses_huge_val:
+            lines.append("#include <math.h> /* HUGE_VAL only; no libm needed */")
+        lines.append(f"#define {self.macro}_N_FEATURES {tables.n_features}")
+        if tables.is_classifier:
+            lines.append(f"#define {self.macro}_N_CLASSES {len(tables.classes)}")
+        lines += ["", body, "", f"#endif /* {guard} */", ""]
+        return "\n".join(lines)
+
+    def feature_note(self, j: int) -> str:
+        return ""
+
+
+class _TreeWriter(_Writer):
+    def usage(self) -> list[str]:
+        t, p, v = self.tables, self.prefix, self.value_type
+        lines = [f"int {p}_leaf(const {v} *x): leaf number, 0..{len(t.leaf_values) - 1}."]
+        if t.is_classifier:
+            lines.append(f"int {p}_predict(const {v} *x): class index.")
+            if not self.integer:
+                lines.append(f"void {p}_predict_proba(const double *x, double *proba): {len(t.classes)} probabilities.")
+        else:
+            unit = f" times {self.macro}_SCORE_SCALE" if self.integer else ""
+            lines.append(f"{v} {p}_predict(const {v} *x): predicted value{unit}.")
+        return lines
+
+    def condition(self, node: int) -> str:
+        t = self.tables
+        x = f"x[{int(t.feature[node])}]"
+        if self.integer:
+            threshold = self.value(self.quantized.thresholds[node])
+            # INT64_MIN (missing) is <= every threshold, so it goes left unless told otherwise.
+            return f"{x} <= {threshold}" if t.missing_left[node] else f"{x} <= {threshold} && {x} != {self.macro}_MISSING"
+        # scikit-learn compares float32(x) with the double threshold; NaN fails every comparison, so
+        # "!(x > t)" sends it left and "x <= t" sends it right.
+        threshold = self.value(t.threshold[node])
+        return f"!((float){x} > {threshold})" if t.missing_left[node] else f"(float){x} <= {threshold}"
+
+    def body(self) -> str:
+        t, p, v = self.tables, self.prefix, self.value_type
+        branches = tree_branches(t, self.condition, lambda leaf: f"return {leaf};")
+        parts = [f"static inline int {p}_leaf(const {v} *x)\n{{\n" + "\n".join(branches) + "\n}"]
+        if t.is_classifier:
+            parts.insert(0, self.array("int", f"{p}_leaf_class", t.leaf_labels, literal=str))
+            parts.append(f"static inline int {p}_predict(const {v} *x)\n{{\n    return {p}_leaf_class[{p}_leaf(x)];\n}}")
+            if not self.integer:
+                parts.insert(0, self.array("double", f"{p}_leaf_proba", t.leaf_values))
+                parts.append(
+                    f"static inline void {p}_predict_proba(const double *x, double *proba)\n{{\n"
+                    f"    const double *leaf = {p}_leaf_proba + {p}_leaf(x) * {self.macro}_N_CLASSES;\n"
+                    f"    int k;\n    for (k = 0; k < {self.macro}_N_CLASSES; k++)\n        proba[k] = leaf[k];\n}}"
+                )
+        else:
+            values = self.quantized.leaf_values if self.integer else t.leaf_values[:, 0]
+            parts.insert(0, self.array(v, f"{p}_leaf_value", values))
+            parts.append(f"static inline {v} {p}_predict(const {v} *x)\n{{\n    return {p}_leaf_value[{p}_leaf(x)];\n}}")
+        return "\n\n".join(parts)
+
+
+class _AdditiveWriter(_Writer):
+    def __init__(self, tables: AdditiveTables, prefix, quantized):
+        super().__init__(tables, prefix, quantized)
+        self.binnings: list[Binning] = quantized.binnings if quantized is not None else tables.binnings
+        self.scores = quantized.scores if quantized is not None else [term.scores for term in tables.terms]
+        self.intercept = quantized.intercept if quantized is not None else tables.intercept
+        self.multiclass = tables.n_scores > 1
+
+    def feature_note(self, j: int) -> str:
+        vocabulary = self.tables.vocabularies.get(j)
+        if vocabulary is None:
+            return ""
+        listed = ", ".join(f"{code}={key}" for code, key in enumerate(vocabulary))
+        return f", categorical codes: {listed}"
+
+    def usage(self) -> list[str]:
+        p, v = self.prefix, self.value_type
+        unit = f" times {self.macro}_SCORE_SCALE" if self.integer else ""
+        if self.multiclass:
+            lines = [f"void {p}_decision(const {v} *x, {v} *scores): {self.tables.n_scores} raw class scores{unit} "
+                     "(softmax gives probabilities)."]
+        elif self.tables.is_classifier:
+            lines = [f"{v} {p}_decision(const {v} *x): log-odds of class 1{unit} (sigmoid gives its probability)."]
+        else:
+            lines = [f"{v} {p}_decision(const {v} *x): predicted value{unit}."]
+        if self.tables.is_classifier:
+            lines.append(f"int {p}_predict(const {v} *x): class index.")
+        return lines
+
+    def body(self) -> str:
+        p, v = self.prefix, self.value_type
+        parts = [self.search_functions()]
+        bin_lines = []
+        for i, binning in enumerate(self.binnings):
+            feature = comment_safe(self.tables.feature_names[binning.feature])
+            bin_lines.append(f"    const int b{i} = {self.bin_expression(i, binning, parts, feature)};")
+        score_lines = []
+        for i, (term, scores) in enumerate(zip(self.tables.terms, self.scores)):
+            parts.append(f"/* term {i}: {comment_safe(term.name)} */\n" + self.array(v, f"{p}_term{i}", scores))
+            index = self.flat_index(term)
+            if self.multiclass:
+                score_lines.append(f"    t = {p}_term{i} + ({index}) * {self.tables.n_scores};")
+                score_lines.append(f"    for (k = 0; k < {self.tables.n_scores}; k++) scores[k] += t[k];")
+            else:
+                score_lines.append(f"    s += {p}_term{i}[{index}];")
+        parts.append(self.array(v, f"{p}_intercept", self.intercept))
+        if self.multiclass:
+            parts.append(
+                f"static inline void {p}_decision(const {v} *x, {v} *scores)\n{{\n" + "\n".join(bin_lines)
+                + (f"\n    const {v} *t;" if self.tables.terms else "") + "\n    int k;\n"
+                f"    for (k = 0; k < {self.tables.n_scores}; k++) scores[k] = {p}_intercept[k];\n"
+                + "\n".join(score_lines) + "\n}"
+            )
+            parts.append(
+                f"static inline int {p}_predict(const {v} *x)\n{{\n    {v} scores[{self.tables.n_scores}];\n"
+                f"    int k, best = 0;\n    {p}_decision(x, scores);\n"
+                f"    for (k = 1; k < {self.tables.n_scores}; k++)\n        if (scores[k] > scores[best]) best = k;\n"
+                "    return best;\n}"
+            )
+        else:
+            parts.append(
+                f"static inline {v} {p}_decision(const {v} *x)\n{{\n" + "\n".join(bin_lines)
+                + f"\n    {v} s = {p}_intercept[0];\n" + "\n".join(score_lines) + "\n    return s;\n}"
+            )
+            if self.tables.is_classifier:
+                zero = "0" if self.integer else "0.0"
+                parts.append(f"static inline int {p}_predict(const {v} *x)\n{{\n    return {p}_decision(x) > {zero};\n}}")
+        return "\n\n".join(parts)
+
+    def search_functions(self) -> str:
+        p, v, missing = self.prefix, self.value_type, self.is_missing("v")
+        # Binary search written out (no bsearch: it needs <stdlib.h> and an exact-match comparator).
+        return (
+            f"/* Bin of v over sorted cuts: 0 when missing, else 1 + number of cuts <= v. */\n"
+            f"static inline int {p}_cut_bin(const {v} *cuts, int n, {v} v)\n{{\n"
+            f"    int lo = 0;\n    if ({missing}) return 0;\n"
+            "    while (n > 0) {\n        const int half = n / 2;\n"
+            "        if (cuts[lo + half] <= v) { lo += half + 1; n -= half + 1; } else { n = half; }\n"
+            "    }\n    return lo + 1;\n}\n\n"
+            f"/* Bin of category v: 0 when missing, bins[i] when v == values[i], else unseen. */\n"
+            f"static inline int {p}_category_bin(const {v} *values, const int *bins, int n, int unseen, {v} v)\n{{\n"
+            f"    int lo = 0, size = n;\n    if ({missing}) return 0;\n"
+            "    while (size > 0) {\n        const int half = size / 2;\n"
+            "        if (values[lo + half] < v) { lo += half + 1; size -= half + 1; } else { size = half; }\n"
+            "    }\n    return (lo < n && values[lo] == v) ? bins[lo] : unseen;\n}"
+        )
+
+    def bin_expression(self, i: int, binning: Binning, parts: list[str], feature: str) -> str:
+        p, v = self.prefix, self.value_type
+        x = f"x[{binning.feature}]"
+        missing = self.is_missing(x)
+        if binning.is_categorical:
+            unseen = binning.n_bins - 1
+            if len(binning.categories) == 0:  # C has no empty arrays
+                return f"{missing} ? 0 : {unseen}"
+            parts.append(f"/* binning {i}: {feature} (categories) */\n"
+                         + self.array(v, f"{p}_categories{i}", binning.categories) + "\n"
+                         + self.array("int", f"{p}_category_bins{i}", binning.category_bins, literal=str))
+            return f"{p}_category_bin({p}_categories{i}, {p}_category_bins{i}, {len(binning.categories)}, {unseen}, {x})"
+        if len(binning.cuts) == 0:
+            return f"{missing} ? 0 : 1"
+        parts.append(f"/* binning {i}: {feature} (bin edges) */\n" + self.array(v, f"{p}_cuts{i}", binning.cuts))
+        return f"{p}_cut_bin({p}_cuts{i}, {len(binning.cuts)}, {x})"
+
+    def flat_index(self, term) -> str:
+        """Row-major index into a term's flattened table."""
+        if len(term.binnings) == 1:
+            return f"b{term.binnings[0]}"
+        expression = f"b{term.binnings[0]}"
+        for b in term.binnings[1:]:
+            expression = f"{expression} * {self.binnings[b].n_bins} + b{b}"
+        return expression

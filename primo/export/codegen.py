@@ -1,0 +1,114 @@
+"""Pieces shared by the source-code exporters (C, JavaScript, Python): names, literals, tree branches."""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+
+import numpy as np
+
+from primo.export.tables import INT_MISSING, TreeTables
+
+
+def identifier(name: str) -> str:
+    """A C/JavaScript identifier made from ``name`` (e.g. ``"linnos-tree"`` → ``"linnos_tree"``).
+
+    Raises ``ValueError`` when nothing usable is left.
+    """
+    cleaned = re.sub(r"\W", "_", str(name), flags=re.ASCII).strip("_")
+    if not cleaned:
+        raise ValueError(f"{name!r} cannot be turned into a C identifier; use letters, digits and _")
+    return cleaned if not cleaned[0].isdigit() else f"m_{cleaned}"
+
+
+def float_literal(value: float, *, infinity: str) -> str:
+    """Shortest literal that parses back to exactly ``value`` (``repr`` round-trips in C and JS)."""
+    value = float(value)
+    if math.isnan(value):
+        raise ValueError("NaN cannot appear in an exported table")
+    if math.isinf(value):
+        return infinity if value > 0 else f"-{infinity}"
+    text = repr(value)
+    return text if any(c in text for c in ".en") else f"{text}.0"
+
+
+def int_literal(value: int, *, int64_min: str) -> str:
+    value = int(value)
+    return int64_min if value == INT_MISSING else str(value)
+
+
+def comment_safe(text: str) -> str:
+    """Text that cannot end a C/JS block comment or contain control characters."""
+    return re.sub(r"[\x00-\x1f]", " ", str(text)).replace("*/", "* /")
+
+
+def join_wrapped(items: list[str], *, indent: str = "    ", width: int = 100) -> str:
+    """Comma-separated items wrapped into lines of at most ``width`` characters."""
+    lines, line = [], indent
+    for item in items:
+        piece = f"{item}, "
+        if len(line) + len(piece) > width and line.strip():
+            lines.append(line.rstrip())
+            line = indent
+        line += piece
+    if line.strip():
+        lines.append(line.rstrip().rstrip(","))
+    return "\n".join(lines)
+
+
+def tree_branches(
+    tables: TreeTables,
+    condition: Callable[[int], str],
+    leaf: Callable[[int], str],
+    *,
+    braces: bool = True,
+    indent: str = "    ",
+    level: int = 1,
+) -> list[str]:
+    """Nested if/else lines walking a tree; ``condition(node)`` is true for the left child.
+
+    ``braces=True`` writes C/JavaScript blocks, ``False`` Python blocks. ``leaf(leaf_number)`` is the
+    statement written at a leaf (e.g. ``return 3;``).
+    """
+    lines: list[str] = []
+    # An explicit stack rather than recursion: deep unpruned trees would hit Python's recursion limit.
+    stack: list[tuple[str, int, int]] = [("node", 0, level)]
+    while stack:
+        kind, node, depth = stack.pop()
+        pad = indent * depth
+        if kind == "text":
+            lines.append(pad + ("} else {" if braces else "else:") if node == 0 else pad + "}")
+            continue
+        if tables.left[node] == -1:
+            lines.append(pad + leaf(int(tables.leaf_index[node])))
+            continue
+        lines.append(f"{pad}if ({condition(node)}) {{" if braces else f"{pad}if {condition(node)}:")
+        if braces:
+            stack.append(("text", 1, depth))
+        stack.append(("node", int(tables.right[node]), depth + 1))
+        stack.append(("text", 0, depth))
+        stack.append(("node", int(tables.left[node]), depth + 1))
+    return lines
+
+
+def float32_threshold(threshold: float) -> float:
+    """The float64 ``t'`` with ``x <= t'`` ⟺ ``float32(x) <= threshold`` for every float64 ``x``.
+
+    scikit-learn rounds inputs to float32 before comparing them with float64 thresholds; code with no
+    cheap float32 rounding (Python) compares with ``t'`` instead. ``fl`` is monotonic, so the rows going
+    left are those below the rounding midpoint between ``a`` (largest float32 ≤ threshold) and the next
+    float32; whether the midpoint itself rounds down depends on ``a``'s last mantissa bit (ties to even).
+    """
+    if not math.isfinite(threshold):
+        return threshold
+    a = np.float32(threshold)
+    if float(a) > threshold:
+        a = np.nextafter(a, np.float32(-np.inf))
+    if np.isinf(a):  # threshold below -FLT_MAX: only -inf goes left
+        return -math.inf
+    b = np.nextafter(a, np.float32(np.inf))
+    if np.isinf(b):  # a == FLT_MAX: everything that does not round to +inf
+        return float(np.nextafter(np.float64(a) + (np.float64(a) - np.float64(np.nextafter(a, np.float32(0)))) / 2, -np.inf))
+    midpoint = (float(a) + float(b)) / 2  # exact in float64
+    a_is_even = int(np.asarray(a).view(np.uint32)) % 2 == 0
+    return midpoint if a_is_even else float(np.nextafter(midpoint, -np.inf))

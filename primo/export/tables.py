@@ -1,0 +1,388 @@
+"""Language-neutral tables of a fitted model: what every exporter (C, JavaScript, ONNX, Python) reads.
+
+A PrDT becomes a :class:`TreeTables` (scikit-learn's node arrays plus leaf tables); a PrAM becomes an
+:class:`AdditiveTables` (one :class:`Binning` per feature and binning level, one :class:`Term` per shape
+function or pair). Both evaluate themselves with NumPy, which is the reference the exporters are tested
+against and, with integer tables, the simulation behind the integer-mode report
+(:mod:`primo.export.quantize`).
+
+Input convention shared by all exports: one row is a vector of numbers, one per feature, in the
+model's feature order. NaN means missing. A categorical feature whose categories are all numbers
+(e.g. ``io_type`` 0/1) takes the number itself; a categorical feature with text categories takes the
+category's *code*, its position in :attr:`AdditiveTables.vocabularies` (:func:`encode_categories` turns
+a DataFrame into such rows). Any other value is an unseen category.
+
+Example
+-------
+>>> tables = model_tables(model)  # doctest: +SKIP
+>>> np.array_equal(tables.predict(X), model.predict(X))  # doctest: +SKIP
+True
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import check_is_fitted
+
+#: The integer that stands for a missing value in integer mode (C: ``INT64_MIN``).
+INT_MISSING = np.iinfo(np.int64).min
+
+_SUPPORTED_LINKS = ("identity", "logit", "mlogit")
+
+
+def _is_missing(column: np.ndarray) -> np.ndarray:
+    if column.dtype.kind == "f":
+        return np.isnan(column)
+    return column == INT_MISSING
+
+
+# --------------------------------------------------------------------------- PrDT
+
+
+@dataclass(frozen=True)
+class TreeTables:
+    """A fitted PrDT as flat arrays (node ``i`` is a leaf when ``left[i] == -1``).
+
+    Routing follows scikit-learn: a row goes left when ``float32(x[feature]) <= threshold``; a missing
+    value goes left when ``missing_left`` is true. ``leaf_index`` numbers the leaves 0..n_leaves-1 in
+    node order; ``leaf_values`` holds class probabilities (classifiers) or the predicted value
+    (regressors) of each leaf, ``leaf_labels`` the index into ``classes`` of its predicted class.
+    """
+
+    feature_names: list[str]
+    feature: np.ndarray
+    threshold: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    missing_left: np.ndarray
+    leaf_index: np.ndarray
+    leaf_values: np.ndarray
+    leaf_labels: np.ndarray | None
+    classes: np.ndarray | None
+
+    @property
+    def is_classifier(self) -> bool:
+        return self.classes is not None
+
+    @property
+    def n_features(self) -> int:
+        return len(self.feature_names)
+
+    def apply(self, X, threshold=None) -> np.ndarray:
+        """Leaf number (0..n_leaves-1) of each row; ``threshold`` replaces the node thresholds (integer mode)."""
+        X = np.asarray(X)
+        if X.dtype.kind == "f":  # scikit-learn compares float32 inputs with float64 thresholds
+            X = X.astype(np.float32).astype(np.float64)
+        threshold = self.threshold if threshold is None else threshold
+        node = np.zeros(len(X), dtype=np.intp)
+        active = self.left[node] != -1
+        while active.any():
+            rows = np.flatnonzero(active)
+            current = node[rows]
+            values = X[rows, self.feature[current]]
+            go_left = np.where(_is_missing(values), self.missing_left[current], values <= threshold[current])
+            node[rows] = np.where(go_left, self.left[current], self.right[current])
+            active[rows] = self.left[node[rows]] != -1
+        return self.leaf_index[node]
+
+    def predict(self, X) -> np.ndarray:
+        leaves = self.apply(X)
+        if self.is_classifier:
+            return self.classes[self.leaf_labels[leaves]]
+        return self.leaf_values[leaves, 0]
+
+
+def tree_tables(model) -> TreeTables:
+    """The :class:`TreeTables` of a fitted PrDT (or any single-output scikit-learn decision tree)."""
+    check_is_fitted(model)
+    tree = model.tree_
+    if tree.n_outputs != 1:
+        raise ValueError(f"cannot export a tree with {tree.n_outputs} outputs; only single-output trees are supported")
+    left = tree.children_left.astype(np.intp)
+    is_leaf = left == -1
+    leaf_index = np.full(tree.node_count, -1, dtype=np.intp)
+    leaf_index[is_leaf] = np.arange(is_leaf.sum())
+    values = tree.value[is_leaf, 0, :]
+    classes = getattr(model, "classes_", None)
+    if classes is not None:
+        # Same normalisation as DecisionTreeClassifier.predict_proba, so probabilities match bit for bit.
+        normalizer = values.sum(axis=1, keepdims=True)
+        normalizer[normalizer == 0.0] = 1.0
+        values = values / normalizer
+        labels = np.argmax(values, axis=1)
+    else:
+        labels = None
+    return TreeTables(
+        feature_names=_feature_names(model),
+        feature=np.where(is_leaf, 0, tree.feature).astype(np.intp),
+        threshold=tree.threshold.astype(np.float64),
+        left=left,
+        right=tree.children_right.astype(np.intp),
+        missing_left=tree.missing_go_to_left.astype(bool),
+        leaf_index=leaf_index,
+        leaf_values=values.astype(np.float64),
+        leaf_labels=labels,
+        classes=None if classes is None else np.asarray(classes),
+    )
+
+
+# --------------------------------------------------------------------------- PrAM
+
+
+@dataclass(frozen=True)
+class Binning:
+    """How one feature is cut into bins at one level (level 0 for main terms, 1 for pairs).
+
+    Bin 0 holds missing values and bin ``n_bins - 1`` unseen values (interpret's layout).
+    Continuous: ``cuts`` is sorted and a value ``x`` falls in bin ``1 + #{cuts <= x}``.
+    Categorical: ``categories`` is sorted and a value equal to ``categories[i]`` falls in
+    ``category_bins[i]``; any other value is unseen.
+    """
+
+    feature: int
+    n_bins: int
+    cuts: np.ndarray | None = None
+    categories: np.ndarray | None = None
+    category_bins: np.ndarray | None = None
+
+    @property
+    def is_categorical(self) -> bool:
+        return self.categories is not None
+
+    def lookup(self, column: np.ndarray) -> np.ndarray:
+        """Bin index of each value of ``column`` (float with NaN, or int64 with :data:`INT_MISSING`)."""
+        missing = _is_missing(column)
+        if self.is_categorical:
+            position = np.searchsorted(self.categories, column, side="left")
+            found = position < len(self.categories)
+            found[found] = self.categories[position[found]] == column[found]
+            bins = np.full(len(column), self.n_bins - 1, dtype=np.intp)
+            bins[found] = self.category_bins[position[found]]
+        else:
+            bins = 1 + np.searchsorted(self.cuts, column, side="right")
+        bins[missing] = 0
+        return bins
+
+
+@dataclass(frozen=True)
+class Term:
+    """One shape function (one binning) or pair (two binnings) with its score table.
+
+    ``scores`` has one axis per binning, indexed by bin, and a last axis of length ``n_scores``.
+    """
+
+    name: str
+    binnings: tuple[int, ...]
+    scores: np.ndarray
+
+
+@dataclass(frozen=True)
+class AdditiveTables:
+    """A fitted PrAM as bin tables: score = intercept + Σ terms, then the inverse ``link``.
+
+    ``link`` is ``"identity"`` (regression), ``"logit"`` (binary: one score, the log-odds of
+    ``classes[1]``) or ``"mlogit"`` (multiclass: one score per class, softmax).
+    ``vocabularies`` maps each text-categorical feature to its categories; code ``i`` is
+    ``vocabularies[feature][i]``.
+    """
+
+    feature_names: list[str]
+    binnings: list[Binning]
+    terms: list[Term]
+    intercept: np.ndarray
+    link: str
+    classes: np.ndarray | None
+    vocabularies: dict[int, list[str]]
+
+    @property
+    def n_scores(self) -> int:
+        return len(self.intercept)
+
+    @property
+    def is_classifier(self) -> bool:
+        return self.classes is not None
+
+    @property
+    def n_features(self) -> int:
+        return len(self.feature_names)
+
+    def bins(self, X) -> list[np.ndarray]:
+        """Bin index of every row for every binning."""
+        X = np.asarray(X)
+        return [binning.lookup(X[:, binning.feature]) for binning in self.binnings]
+
+    def decision_function(self, X) -> np.ndarray:
+        """Raw scores, shape (n_rows, n_scores)."""
+        bins = self.bins(X)
+        scores = np.tile(self.intercept, (len(bins[0]) if bins else np.asarray(X).shape[0], 1))
+        for term in self.terms:
+            scores += term.scores[tuple(bins[b] for b in term.binnings)]
+        return scores
+
+    def predict(self, X) -> np.ndarray:
+        scores = self.decision_function(X)
+        if not self.is_classifier:
+            return scores[:, 0]
+        return self.classes[class_index(scores)]
+
+
+def class_index(scores: np.ndarray) -> np.ndarray:
+    """Predicted class index from raw scores: log-odds > 0 (binary) or the first largest score."""
+    if scores.shape[1] == 1:
+        return (scores[:, 0] > 0).astype(np.intp)
+    return np.argmax(scores, axis=1)
+
+
+def additive_tables(model) -> AdditiveTables:
+    """The :class:`AdditiveTables` of a fitted PrAM (or interpret EBM)."""
+    check_is_fitted(model)
+    ebm = getattr(model, "ebm_", model)
+    link = str(ebm.link_)
+    if link not in _SUPPORTED_LINKS:
+        raise ValueError(f"cannot export an EBM with link {link!r}; supported links: {', '.join(_SUPPORTED_LINKS)}")
+    vocabularies: dict[int, list[str]] = {}
+    binnings: list[Binning] = []
+    binning_of: dict[tuple[int, int], int] = {}
+
+    def binning_index(feature: int, n_term_features: int) -> int:
+        levels = ebm.bins_[feature]
+        level = min(len(levels), n_term_features) - 1
+        if (feature, level) not in binning_of:
+            binning_of[(feature, level)] = len(binnings)
+            binnings.append(_binning(feature, levels, level, vocabularies))
+        return binning_of[(feature, level)]
+
+    terms = []
+    for name, features, scores in zip(ebm.term_names_, ebm.term_features_, ebm.term_scores_):
+        indices = tuple(binning_index(f, len(features)) for f in features)
+        scores = np.asarray(scores, dtype=np.float64)
+        if scores.ndim == len(features):
+            scores = scores[..., np.newaxis]
+        expected = tuple(binnings[i].n_bins for i in indices)
+        if scores.shape[:-1] != expected:
+            raise ValueError(f"term {name!r}: score table of shape {scores.shape} does not match its bins {expected}")
+        terms.append(Term(name=str(name), binnings=indices, scores=scores))
+    classes = getattr(ebm, "classes_", None)
+    return AdditiveTables(
+        feature_names=[str(n) for n in ebm.feature_names_in_],
+        binnings=binnings,
+        terms=terms,
+        intercept=np.atleast_1d(np.asarray(ebm.intercept_, dtype=np.float64)).copy(),
+        link=link,
+        classes=None if classes is None else np.asarray(classes),
+        vocabularies=vocabularies,
+    )
+
+
+def _binning(feature: int, levels: list, level: int, vocabularies: dict[int, list[str]]) -> Binning:
+    spec = levels[level]
+    if not isinstance(spec, dict):
+        cuts = np.ascontiguousarray(spec, dtype=np.float64)
+        return Binning(feature=feature, n_bins=len(cuts) + 3, cuts=cuts)
+    n_bins = 2 if not spec else max(spec.values()) + 2
+    numbers = [_as_number(key) for key in spec]
+    if all(n is not None for n in numbers):
+        values = np.asarray(numbers, dtype=np.float64)
+    else:
+        # Text categories are passed as codes: the position in a vocabulary that is the union of all
+        # levels' categories, in level-0 order, so every level reads the same code.
+        vocabulary = vocabularies.setdefault(feature, [])
+        known = set(vocabulary)
+        for level_spec in levels:
+            for key in level_spec:
+                if key not in known:
+                    vocabulary.append(key)
+                    known.add(key)
+        position = {key: i for i, key in enumerate(vocabulary)}
+        values = np.asarray([position[key] for key in spec], dtype=np.float64)
+    bins = np.asarray(list(spec.values()), dtype=np.intp)
+    order = np.argsort(values, kind="stable")
+    values, bins = values[order], bins[order]
+    keep = np.r_[True, values[1:] != values[:-1]]  # '1' and '1.0' cannot both be meant
+    return Binning(feature=feature, n_bins=n_bins, categories=values[keep], category_bins=bins[keep])
+
+
+def _as_number(key: str) -> float | None:
+    try:
+        value = float(key)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+# --------------------------------------------------------------------------- shared
+
+
+def _feature_names(model) -> list[str]:
+    names = getattr(model, "feature_names_", None)
+    if names is not None:
+        return list(names)
+    known = getattr(model, "feature_names_in_", None)
+    if known is not None:
+        return [str(n) for n in known]
+    return [f"x{i}" for i in range(model.n_features_in_)]
+
+
+def model_tables(model) -> TreeTables | AdditiveTables:
+    """Tables of a fitted Primo model: :class:`TreeTables` for PrDT, :class:`AdditiveTables` for PrAM.
+
+    Raises
+    ------
+    TypeError
+        For anything else (an auto-selecting ``PrimoClassifier`` exports its ``best_estimator_``).
+    """
+    if hasattr(model, "tree_"):
+        return tree_tables(model)
+    if hasattr(model, "ebm_") or hasattr(model, "term_scores_"):
+        return additive_tables(model)
+    if hasattr(model, "best_estimator_"):
+        raise TypeError(f"{type(model).__name__} selects a model: export its best_estimator_")
+    raise TypeError(f"cannot export {type(model).__name__}: expected a fitted PrDT or PrAM model")
+
+
+def encode_categories(tables: TreeTables | AdditiveTables, X) -> np.ndarray:
+    """The numeric rows exports take: text categories replaced by their codes, missing by NaN.
+
+    Parameters
+    ----------
+    tables : the model's tables (:func:`model_tables`).
+    X : array or DataFrame with the model's features, in its feature order (DataFrames by name).
+
+    Unseen text categories become -1 (unseen in every export).
+
+    Example
+    -------
+    >>> rows = encode_categories(model_tables(model), X_test)  # doctest: +SKIP
+    """
+    if isinstance(X, pd.DataFrame):
+        missing = [n for n in tables.feature_names if n not in X.columns]
+        if missing and X.shape[1] == tables.n_features:
+            columns = [X.iloc[:, i] for i in range(X.shape[1])]
+        elif missing:
+            raise ValueError(f"X lacks the model's features {missing}")
+        else:
+            columns = [X[name] for name in tables.feature_names]
+    else:
+        X = np.asarray(X)
+        if X.ndim != 2 or X.shape[1] != tables.n_features:
+            raise ValueError(f"expected rows of {tables.n_features} features, got an array of shape {X.shape}")
+        columns = [X[:, i] for i in range(X.shape[1])]
+    vocabularies = getattr(tables, "vocabularies", {})
+    out = np.empty((len(columns[0]) if columns else 0, len(columns)), dtype=np.float64)
+    for i, column in enumerate(columns):
+        if i in vocabularies:
+            codes = {key: code for code, key in enumerate(vocabularies[i])}
+            values = pd.Series(column, copy=False)
+            isna = values.isna().to_numpy()
+            encoded = np.asarray([codes.get(str(v), -1) for v in values], dtype=np.float64)
+            encoded[isna] = np.nan
+            out[:, i] = encoded
+        else:
+            try:
+                out[:, i] = pd.to_numeric(pd.Series(column, copy=False), errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"feature {tables.feature_names[i]!r} must be numeric: {exc}") from None
+    return out
