@@ -3,17 +3,24 @@
 - Attained service = GPUs x wall time run. A job is in the high queue (level 0) until its
   attained service since arrival (or since its last promotion) reaches ``threshold``
   GPU-seconds, then in the low queue (level 1). Within a level, jobs go by submit time.
-- Every pass walks all jobs of the VC (running and waiting) in priority order. A waiting job
-  that fits on idle GPUs starts. One that does not fit may preempt running jobs of *lower*
-  priority in a *lower queue* (no preemption within a queue, which would thrash), fewest
-  preempted GPUs first, and only when that frees enough room under the consolidated-placement
-  rules (no useless preemptions).
+- A pass considers waiting jobs in priority order (level, then submit time). A job that fits
+  on idle GPUs starts. A high-queue job that does not fit may preempt running *low-queue*
+  jobs (no preemption within a queue, which would thrash), latest-submitted first on the
+  node needing the fewest preempted GPUs, and only when that frees enough room under the
+  consolidated-placement rules (no useless preemptions).
 - A preempted job keeps its progress (checkpoint) and pays ``restart_cost`` seconds of extra
   work when it runs again (Tiresias measured ~62 s per preemption, as Lucid quotes).
 - Starvation guard: a job waiting in the low queue for ``starvation_factor`` times the wall
   time it has run so far is promoted to the high queue (its service count restarts).
+
+Whether a waiting job can start depends only on its level and GPU count, so waiting jobs are
+kept in one FIFO bucket per (level, GPU count) and a pass looks at bucket heads only: once a
+head can neither fit nor preempt, no job of its bucket can until the cluster changes. This
+keeps a pass cheap when thousands of jobs wait.
 """
 from __future__ import annotations
+
+from bisect import insort
 
 from ..cluster import GPUS_PER_NODE, ResourcePool
 from ..job import JobState, SimJob
@@ -47,29 +54,32 @@ class TiresiasPolicy(Policy):
 
     def attach(self, sim) -> None:
         super().attach(sim)
-        self.active: dict[str, dict[int, SimJob]] = {name: {} for name in sim.pools}
+        # pool -> (level, gpu_num) -> [(submit_time, idx, job)] sorted
+        self.waiting: dict[str, dict[tuple[int, int], list]] = {name: {} for name in sim.pools}
         self._credit_base: dict[int, float] = {}   # attained service when the job last entered level 0
 
-    @staticmethod
-    def _key(job: SimJob):
-        return (job.level, job.submit_time, job.idx)
+    # ---- queue bookkeeping --------------------------------------------------------------------
+    def _enqueue(self, job: SimJob) -> None:
+        insort(self.waiting[job.vc].setdefault((job.level, job.gpu_num), []), (job.submit_time, job.idx, job))
+
+    def _dequeue(self, job: SimJob) -> None:
+        bucket = self.waiting[job.vc][(job.level, job.gpu_num)]
+        bucket.remove((job.submit_time, job.idx, job))
 
     # ---- events ------------------------------------------------------------------------------
     def on_arrival(self, job: SimJob) -> None:
         job.level = 0
         self._credit_base[job.idx] = 0.0
-        self.active[job.vc][job.idx] = job
-
-    def on_finish(self, job: SimJob) -> None:
-        super().on_finish(job)
-        del self.active[job.vc][job.idx]
+        self._enqueue(job)
 
     def on_tick(self, job: SimJob, kind: str) -> None:
         if kind == _DEMOTE and job.state is JobState.RUNNING and job.level == 0:
             job.level = 1
         elif kind == _PROMOTE and job.state is JobState.WAITING and job.level == 1:
+            self._dequeue(job)
             job.level = 0
             self._credit_base[job.idx] = job.attained
+            self._enqueue(job)
         else:
             return
         self.sim.mark_dirty(job.vc)
@@ -83,30 +93,30 @@ class TiresiasPolicy(Policy):
 
     def _preempt(self, job: SimJob) -> None:
         self.sim.preempt(job, self.restart_cost)
+        self._enqueue(job)
         if job.level == 1:
             self.sim.add_tick(self.sim.now + self.starvation_factor * job.run_time, job, _PROMOTE)
 
-    def _victims(self, pool: ResourcePool, job: SimJob, rank: dict[int, int], my_rank: int) -> list[SimJob] | None:
+    @staticmethod
+    def _victims(pool: ResourcePool, job: SimJob) -> list[SimJob] | None:
         """Fewest-GPU set of running jobs of a lower queue whose preemption lets ``job`` fit."""
         g = job.gpu_num
 
         def on_node(n: int) -> list[tuple[SimJob, int]]:
             """(job, GPUs it holds on node n) for the jobs on node n, lowest priority first."""
-            held: dict[int, int] = {}
-            jobs: dict[int, SimJob] = {}
+            held: dict[int, list] = {}
             base = n * GPUS_PER_NODE
             for occ in pool.occupants[base:base + GPUS_PER_NODE]:
                 for other in occ:
-                    held[other.idx] = held.get(other.idx, 0) + 1
-                    jobs[other.idx] = other
-            return sorted(((jobs[i], h) for i, h in held.items()), key=lambda p: -rank[p[0].idx])
+                    held.setdefault(other.idx, [other, 0])[1] += 1
+            return sorted(((o, h) for o, h in held.values()), key=lambda p: (-p[0].level, -p[0].submit_time, -p[0].idx))
 
         if g <= GPUS_PER_NODE:
             best = None
             for n in range(pool.n_nodes):
                 free, chosen, cost = pool.node_free[n], [], 0
                 for other, held in on_node(n):
-                    if free >= g or rank[other.idx] <= my_rank or other.level <= job.level:
+                    if free >= g or other.level <= job.level:
                         break
                     chosen.append(other)
                     cost += other.gpu_num
@@ -118,37 +128,45 @@ class TiresiasPolicy(Policy):
         candidates = []
         for n in range(pool.n_nodes):
             occupants = [o for o, _ in on_node(n)]
-            if all(rank[o.idx] > my_rank and o.level > job.level for o in occupants):
+            if all(o.level > job.level for o in occupants):
                 candidates.append((sum(o.gpu_num for o in occupants), n, occupants))
         if len(candidates) < k:
             return None
         candidates.sort(key=lambda c: (c[0], c[1]))
         victims: dict[int, SimJob] = {}
-        for _, _, on_node in candidates[:k]:
-            for o in on_node:
+        for _, _, occupants in candidates[:k]:
+            for o in occupants:
                 victims[o.idx] = o
         return list(victims.values())
 
     def schedule(self, pool: ResourcePool) -> None:
-        jobs = sorted(self.active[pool.name].values(), key=self._key)
-        running_left = sum(1 for j in jobs if j.state is JobState.RUNNING)
-        rank = {j.idx: r for r, j in enumerate(jobs)}
-        for r, job in enumerate(jobs):
-            if job.state is JobState.RUNNING:
-                running_left -= 1
-                continue
-            if pool.free == 0 and running_left == 0:
-                break    # nothing idle and nobody of lower priority to preempt
+        buckets = self.waiting[pool.name]
+        blocked: set[tuple[int, int]] = set()   # buckets whose head can do nothing in the current state
+        low_gpus = sum(j.gpu_num for j in pool.running if j.level == 1)   # preemptible GPUs
+        while True:
+            heads = [(key[0], bucket[0][0], bucket[0][1], key) for key, bucket in buckets.items()
+                     if bucket and key not in blocked]
+            if not heads:
+                return
+            level, _, _, key = min(heads)
+            job = buckets[key][0][2]
             if pool.can_place(job.gpu_num):
-                self._start(job, pool)
+                del buckets[key][0]
+                self._start(job, pool)      # idle GPUs only shrink: blocked buckets stay blocked
+                low_gpus += job.gpu_num if level == 1 else 0
                 continue
-            victims = self._victims(pool, job, rank, r) if running_left else None
-            if victims:
-                for v in victims:
-                    self._preempt(v)
-                running_left -= len(victims)
-                self._start(job, pool)
+            can_preempt = level == 0 and pool.free + low_gpus >= job.gpu_num
+            victims = self._victims(pool, job) if can_preempt else None
+            if not victims:
+                blocked.add(key)
+                continue
+            for v in victims:
+                self._preempt(v)
+                low_gpus -= v.gpu_num
+            del buckets[key][0]
+            self._start(job, pool)
+            blocked.clear()                 # preemption may have freed more than this job needed
 
     def queue_head(self, pool_name: str) -> SimJob | None:
-        waiting = [j for j in self.active[pool_name].values() if j.state is JobState.WAITING]
-        return min(waiting, key=self._key) if waiting else None
+        heads = [(key[0], b[0][0], b[0][1], b[0][2]) for key, b in self.waiting[pool_name].items() if b]
+        return min(heads)[3] if heads else None
