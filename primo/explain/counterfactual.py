@@ -1,0 +1,94 @@
+"""Counterfactual explanations as plain data, whatever object produced them.
+
+:mod:`primo.adjust` computes counterfactuals (the k reference rows nearest to x whose prediction
+is the desired one); this module only checks and normalizes such a result so that reports can
+render it: ``neighbors`` (the k rows, with ``distance`` and ``prediction`` columns),
+``differences`` (neighbor − x per feature) and, for PrAM, ``term_deltas`` (per-term contribution
+changes). Any object with those attributes is accepted.
+
+Example
+-------
+>>> view = as_counterfactual(result, label="row 17")  # doctest: +SKIP
+>>> view.neighbors[["distance", "prediction"]]  # doctest: +SKIP
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from primo.explain._values import plain
+
+
+@dataclass(frozen=True)
+class CounterfactualView:
+    """A counterfactual explanation of one row, checked and normalized.
+
+    ``term_deltas`` is a DataFrame with one row per neighbor and one column per term, or None.
+    ``query`` is the explained row (feature → value) and ``desired`` the requested outcome when
+    the result object carries them (attributes ``x`` and ``desired``), else None.
+    """
+
+    label: str
+    query: dict | None
+    desired: object
+    neighbors: pd.DataFrame
+    differences: pd.DataFrame
+    term_deltas: pd.DataFrame | None
+
+    @property
+    def changed_features(self) -> list[str]:
+        """Features that differ between x and the nearest neighbor, largest |difference| first."""
+        if self.differences.empty:
+            return []
+        first = pd.to_numeric(self.differences.iloc[0], errors="coerce").abs()
+        return [str(k) for k in first[first > 0].sort_values(ascending=False).index]
+
+
+def as_counterfactual(result, label: str = "counterfactual") -> CounterfactualView:
+    """Check a counterfactual result object and return it as a :class:`CounterfactualView`.
+
+    Parameters
+    ----------
+    result : object with ``neighbors`` and ``differences`` DataFrames and an optional
+        ``term_deltas`` (DataFrame, Series, dict or None); optional ``x`` and ``desired``.
+    label : display name (e.g. which row it explains).
+
+    Raises
+    ------
+    TypeError, ValueError
+        The object lacks an attribute or a required column; the message names it.
+
+    Example
+    -------
+    >>> view = as_counterfactual(primo.adjust.counterfactuals(model, x, 1, X_train))  # doctest: +SKIP
+    """
+    for attribute in ("neighbors", "differences"):
+        if not isinstance(getattr(result, attribute, None), pd.DataFrame):
+            raise TypeError(f"counterfactual {label!r}: expected a DataFrame attribute {attribute!r} "
+                            f"on {type(result).__name__}")
+    neighbors, differences = result.neighbors, result.differences
+    missing = [c for c in ("distance", "prediction") if c not in neighbors.columns]
+    if missing:
+        raise ValueError(f"counterfactual {label!r}: neighbors lack the column(s) {missing}")
+    if len(differences) != len(neighbors):
+        raise ValueError(f"counterfactual {label!r}: {len(neighbors)} neighbors but {len(differences)} rows of differences")
+    deltas = getattr(result, "term_deltas", None)
+    if deltas is not None:
+        if isinstance(deltas, dict):
+            deltas = pd.Series(deltas)
+        if isinstance(deltas, pd.Series):
+            deltas = deltas.to_frame().T
+        if not isinstance(deltas, pd.DataFrame):
+            raise TypeError(f"counterfactual {label!r}: term_deltas must be a DataFrame, Series, dict or None, "
+                            f"got {type(deltas).__name__}")
+    query = getattr(result, "x", None)
+    if query is not None:
+        if isinstance(query, pd.DataFrame):
+            query = query.iloc[0]
+        query = (dict(query.items()) if isinstance(query, pd.Series)
+                 else dict(zip(differences.columns, np.ravel(np.asarray(query, dtype=object)))))
+        query = {str(k): plain(v) for k, v in query.items()}
+    return CounterfactualView(label=str(label), query=query, desired=plain(getattr(result, "desired", None)),
+                              neighbors=neighbors, differences=differences, term_deltas=deltas)

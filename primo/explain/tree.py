@@ -1,0 +1,231 @@
+"""Explanations of a PrDT (pruned CART tree): the nodes with their traffic, and decision paths.
+
+Example
+-------
+>>> from primo.explain import explain_global, explain_local
+>>> tree = explain_global(prdt)                  # doctest: +SKIP
+>>> tree.nodes[0].condition, tree.nodes[0].n_samples  # doctest: +SKIP
+('R_i <= 0.01', 680)
+>>> explain_local(prdt, X_test, rows=[0])[0].steps  # doctest: +SKIP
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import check_is_fitted
+
+from primo.explain._values import plain
+
+_LEAF = -1
+
+
+@dataclass(frozen=True)
+class TreeNode:
+    """One node of a fitted tree.
+
+    Attributes
+    ----------
+    id, depth, parent : position in the tree (``parent`` is -1 at the root).
+    feature : name of the tested feature (None at a leaf); ``threshold`` its split point; rows with
+        ``feature <= threshold`` go to ``left``. ``missing_left`` says where missing values go.
+    n_samples : training rows reaching the node (its *traffic*); ``weighted_samples`` with weights.
+    impurity : the criterion's impurity (Gini, entropy, MSE, …).
+    value : class fractions (classification) or the mean target (regression).
+    prediction : the class (or value) predicted at this node.
+    """
+
+    id: int
+    depth: int
+    parent: int
+    feature: str | None
+    threshold: float | None
+    left: int
+    right: int
+    missing_left: bool
+    n_samples: int
+    weighted_samples: float
+    impurity: float
+    value: np.ndarray
+    prediction: object
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.left == _LEAF
+
+    @property
+    def condition(self) -> str | None:
+        """The test at this node, ``"feature <= threshold"`` (None at a leaf)."""
+        return None if self.is_leaf else f"{self.feature} <= {self.threshold:.6g}"
+
+
+@dataclass(frozen=True)
+class TreeExplanation:
+    """Global explanation of a PrDT: every node, and the features' impurity-decrease importance."""
+
+    task: str
+    criterion: str
+    classes: list | None
+    nodes: list[TreeNode]
+    importances: pd.Series
+    n_leaves: int
+    depth: int
+    importance_kind: str = "mean decrease in impurity (Gini importance), normalized to sum to 1"
+
+    @property
+    def root(self) -> TreeNode:
+        return self.nodes[0]
+
+    def children(self, node: TreeNode) -> tuple[TreeNode, TreeNode] | tuple[()]:
+        """The (left, right) children of ``node``, or ``()`` at a leaf."""
+        return () if node.is_leaf else (self.nodes[node.left], self.nodes[node.right])
+
+    def leaves_below(self, node: TreeNode) -> int:
+        """Number of leaves in the subtree rooted at ``node``."""
+        stack, count = [node], 0
+        while stack:
+            current = stack.pop()
+            if current.is_leaf:
+                count += 1
+            else:
+                stack.extend(self.children(current))
+        return count
+
+
+@dataclass(frozen=True)
+class PathStep:
+    """One test on a decision path: ``value`` of ``feature`` compared with ``threshold``."""
+
+    node: int
+    feature: str
+    threshold: float
+    value: object
+    went_left: bool
+
+    @property
+    def condition(self) -> str:
+        if self.value is None or (isinstance(self.value, float) and np.isnan(self.value)):
+            side = "left" if self.went_left else "right"
+            return f"{self.feature} is missing → {side}"
+        operator = "<=" if self.went_left else ">"
+        return f"{self.feature} = {self.value:.6g} {operator} {self.threshold:.6g}"
+
+
+@dataclass(frozen=True)
+class DecisionPath:
+    """Local explanation of one row by a tree: the tests from the root to the leaf."""
+
+    label: str
+    features: dict
+    steps: list[PathStep]
+    leaf: TreeNode
+    prediction: object
+
+
+def explain_tree(model) -> TreeExplanation:
+    """Global explanation of a fitted PrDT (see :class:`TreeExplanation`).
+
+    Parameters
+    ----------
+    model : fitted :class:`~primo.PrDTClassifier` or :class:`~primo.PrDTRegressor` (any fitted
+        scikit-learn decision tree works).
+
+    Example
+    -------
+    >>> explanation = explain_tree(prdt)  # doctest: +SKIP
+    >>> [n.condition for n in explanation.nodes if not n.is_leaf][:3]  # doctest: +SKIP
+    """
+    check_is_fitted(model, "tree_")
+    tree = model.tree_
+    names = _feature_names(model)
+    classes = list(model.classes_) if hasattr(model, "classes_") else None
+    if classes is not None and np.ndim(classes[0]) > 0:
+        raise ValueError("multi-output trees are not supported by the explanation")
+    depth = np.zeros(tree.node_count, dtype=int)
+    parent = np.full(tree.node_count, -1, dtype=int)
+    for node in range(tree.node_count):  # children always have larger ids than their parent
+        for child in (tree.children_left[node], tree.children_right[node]):
+            if child != _LEAF:
+                depth[child], parent[child] = depth[node] + 1, node
+    nodes = []
+    for node in range(tree.node_count):
+        value = np.asarray(tree.value[node, 0], dtype=float)
+        prediction = classes[int(np.argmax(value))] if classes is not None else float(value[0])
+        leaf = tree.children_left[node] == _LEAF
+        nodes.append(TreeNode(
+            id=node,
+            depth=int(depth[node]),
+            parent=int(parent[node]),
+            feature=None if leaf else names[tree.feature[node]],
+            threshold=None if leaf else float(tree.threshold[node]),
+            left=int(tree.children_left[node]),
+            right=int(tree.children_right[node]),
+            missing_left=bool(tree.missing_go_to_left[node]),
+            n_samples=int(tree.n_node_samples[node]),
+            weighted_samples=float(tree.weighted_n_node_samples[node]),
+            impurity=float(tree.impurity[node]),
+            value=value if classes is not None else value[:1],
+            prediction=plain(prediction),
+        ))
+    return TreeExplanation(
+        task="classification" if classes is not None else "regression",
+        criterion=str(model.criterion),
+        classes=[plain(c) for c in classes] if classes is not None else None,
+        nodes=nodes,
+        importances=pd.Series(model.feature_importances_, index=names, name="importance").sort_values(ascending=False),
+        n_leaves=int(tree.n_leaves),
+        depth=int(tree.max_depth),
+    )
+
+
+def explain_tree_rows(model, X, labels: list[str], explanation: TreeExplanation | None = None) -> list[DecisionPath]:
+    """Decision path of every row of ``X`` through a fitted PrDT.
+
+    Parameters
+    ----------
+    model : fitted PrDT.
+    X : rows to explain (DataFrame with the model's features, or 2-D array).
+    labels : one display label per row.
+    explanation : the model's :func:`explain_tree` result, to reuse (computed when omitted).
+
+    Example
+    -------
+    >>> path = explain_tree_rows(prdt, X_test.iloc[:1], ["row 0"])[0]  # doctest: +SKIP
+    >>> [step.condition for step in path.steps]  # doctest: +SKIP
+    """
+    from primo.models._base import check_prediction_input
+
+    X = check_prediction_input(model, X)
+    explanation = explanation or explain_tree(model)
+    frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X), columns=_feature_names(model))
+    values = frame.to_numpy(dtype=float)
+    indicator = model.decision_path(X)
+    predictions = model.predict(X)
+    feature_index = {name: i for i, name in enumerate(_feature_names(model))}
+    paths = []
+    for i, label in enumerate(labels):
+        visited = indicator.indices[indicator.indptr[i]:indicator.indptr[i + 1]]
+        visited = sorted(visited, key=lambda n: explanation.nodes[n].depth)
+        steps = []
+        for node_id, next_id in zip(visited[:-1], visited[1:]):
+            node = explanation.nodes[node_id]
+            value = values[i, feature_index[node.feature]]
+            steps.append(PathStep(node=node_id, feature=node.feature, threshold=node.threshold,
+                                  value=None if np.isnan(value) else float(value), went_left=next_id == node.left))
+        paths.append(DecisionPath(
+            label=str(label),
+            features={str(k): plain(v) for k, v in frame.iloc[i].items()},
+            steps=steps,
+            leaf=explanation.nodes[visited[-1]],
+            prediction=plain(predictions[i]),
+        ))
+    return paths
+
+
+def _feature_names(model) -> list[str]:
+    names = getattr(model, "feature_names_", None)
+    if names is None:  # a plain scikit-learn tree
+        names = getattr(model, "feature_names_in_", None)
+        names = [str(n) for n in names] if names is not None else [f"x{i}" for i in range(model.n_features_in_)]
+    return list(names)

@@ -1,0 +1,148 @@
+"""The report object: explanations of one model gathered for rendering as HTML or Markdown."""
+from __future__ import annotations
+
+import datetime as _dt
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+from sklearn.utils.validation import check_is_fitted
+
+from primo.explain import (
+    CounterfactualView,
+    ModelCard,
+    as_counterfactual,
+    explain_global,
+    explain_local,
+    model_card,
+)
+from primo.io import atomic_write_bytes
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class Report:
+    """An interpretation report of one model; render it with :meth:`to_html`/:meth:`to_markdown`.
+
+    Build it with :func:`primo.report.build`. In Jupyter it displays itself (``_repr_html_``);
+    ``str(report)`` is its Markdown text.
+    """
+
+    title: str
+    card: ModelCard
+    explanation: object
+    local: list
+    counterfactuals: list[CounterfactualView]
+    tree_depth: int = 4
+    outline_depth: int = 3
+    generated: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+
+    @property
+    def version(self) -> str:
+        from primo import __version__
+
+        return __version__
+
+    def to_html(self) -> str:
+        """The whole report as one self-contained HTML document (inline CSS and SVG, no scripts)."""
+        from primo.report.html import render_html
+
+        return render_html(self, full_document=True)
+
+    def to_markdown(self) -> str:
+        """The same content as Markdown text (tables, no figures), for terminals and notebooks."""
+        from primo.report.markdown import render_markdown
+
+        return render_markdown(self)
+
+    def save(self, path) -> Path:
+        """Write the report to ``path``: HTML for ``.html``/``.htm``, Markdown for ``.md``.
+
+        Example
+        -------
+        >>> build(model, X_test, y_test).save("report.html")  # doctest: +SKIP
+        """
+        path = Path(path)
+        suffix = path.suffix.lower()
+        if suffix in (".html", ".htm"):
+            text = self.to_html()
+        elif suffix in (".md", ".markdown", ".txt"):
+            text = self.to_markdown()
+        else:
+            raise ValueError(f"{path}: unknown report format {path.suffix!r} (use .html, .md or .txt)")
+        written = atomic_write_bytes(path, text.encode("utf-8"))
+        logger.info("wrote %s (%.0f kB)", written, len(text.encode("utf-8")) / 1e3)
+        return written
+
+    def _repr_html_(self) -> str:
+        from primo.report.html import render_html
+
+        return render_html(self, full_document=False)
+
+    def __str__(self) -> str:
+        return self.to_markdown()
+
+
+def build(model, X=None, y=None, *, baselines=None, title: str | None = None, local_rows=3, counterfactuals=None,
+          tree_depth: int = 4, outline_depth: int = 3, measure_latency: bool = True) -> Report:
+    """Explain a fitted PrAM or PrDT and gather everything into a :class:`Report`.
+
+    Parameters
+    ----------
+    model : fitted :class:`~primo.PrAMClassifier`, :class:`~primo.PrAMRegressor`,
+        :class:`~primo.PrDTClassifier` or :class:`~primo.PrDTRegressor`.
+    X, y : optional evaluation data (metrics need both; latency and local explanations need X).
+    baselines : ``{name: fitted estimator or predictions on X}`` compared on the same metrics.
+    title : report title (default: "<ModelClass> interpretation report").
+    local_rows : rows of X to explain one by one: an int n (n rows spread over the range of
+        predictions), a sequence of row positions, a DataFrame of other rows to explain (its index
+        labels name them), or None/0 for none.
+    counterfactuals : counterfactual results to render (from :func:`primo.adjust.counterfactuals`
+        or any object with ``neighbors``/``differences``/``term_deltas``), as a list or as a
+        ``{label: result}`` dict.
+    tree_depth : PrDT diagram depth; deeper subtrees are collapsed (the outline shows them all).
+    outline_depth : PrDT outline levels open when the page loads.
+    measure_latency : time single-row and batch predictions on X.
+
+    Example
+    -------
+    >>> from primo import report
+    >>> report.build(model, X_test, y_test, baselines={"XGBoost": xgb}).save("report.html")  # doctest: +SKIP
+    """
+    check_is_fitted(model)
+    if not (hasattr(model, "ebm_") or hasattr(model, "tree_")):
+        raise TypeError(f"expected a fitted PrDT or PrAM model, got {type(model).__name__}")
+    if X is not None and isinstance(X, pd.DataFrame):
+        from primo.models._base import check_prediction_input
+
+        X = check_prediction_input(model, X)
+    card = model_card(model, X, y, baselines=baselines, measure_latency=measure_latency)
+    if isinstance(local_rows, pd.DataFrame):
+        from primo.explain import explain_additive_rows, explain_tree_rows
+        from primo.models._base import check_prediction_input
+
+        rows = check_prediction_input(model, local_rows)
+        labels = [str(label) for label in rows.index]
+        local = (explain_additive_rows(model, rows, labels) if hasattr(model, "ebm_")
+                 else explain_tree_rows(model, rows, labels))
+    elif X is not None and local_rows is not None and not (isinstance(local_rows, int) and local_rows == 0):
+        local = explain_local(model, X, local_rows)
+    else:
+        local = []
+    if counterfactuals is None:
+        views = []
+    elif isinstance(counterfactuals, dict):
+        views = [as_counterfactual(result, label) for label, result in counterfactuals.items()]
+    else:
+        views = [as_counterfactual(result, f"counterfactual {i}") for i, result in enumerate(counterfactuals, 1)]
+    return Report(
+        title=title or f"{type(model).__name__} interpretation report",
+        card=card,
+        explanation=explain_global(model),
+        local=local,
+        counterfactuals=views,
+        tree_depth=int(tree_depth),
+        outline_depth=int(outline_depth),
+    )
