@@ -351,7 +351,8 @@ def encode_categories(tables: TreeTables | AdditiveTables, X) -> np.ndarray:
     tables : the model's tables (:func:`model_tables`).
     X : array or DataFrame with the model's features, in its feature order (DataFrames by name).
 
-    Unseen text categories become -1 (unseen in every export).
+    Unseen text categories become -1 (unseen in every export); numeric columns are taken as they are
+    (so rows that are already encoded stay unchanged).
 
     Example
     -------
@@ -373,16 +374,15 @@ def encode_categories(tables: TreeTables | AdditiveTables, X) -> np.ndarray:
     vocabularies = getattr(tables, "vocabularies", {})
     out = np.empty((len(columns[0]) if columns else 0, len(columns)), dtype=np.float64)
     for i, column in enumerate(columns):
-        if i in vocabularies:
+        values = pd.Series(column, copy=False)
+        if i in vocabularies and not pd.api.types.is_numeric_dtype(values):
             codes = {key: code for code, key in enumerate(vocabularies[i])}
-            values = pd.Series(column, copy=False)
-            isna = values.isna().to_numpy()
             encoded = np.asarray([codes.get(str(v), -1) for v in values], dtype=np.float64)
-            encoded[isna] = np.nan
+            encoded[values.isna().to_numpy()] = np.nan
             out[:, i] = encoded
         else:
             try:
-                out[:, i] = pd.to_numeric(pd.Series(column, copy=False), errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
+                out[:, i] = pd.to_numeric(values, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"feature {tables.feature_names[i]!r} must be numeric: {exc}") from None
     return out
