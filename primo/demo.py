@@ -64,6 +64,14 @@ def run_demo(out_dir="primo-demo", *, n_trials: int = 10, seed: int = 0, say=pri
     say(f"saved {model_path} and reloaded it: identical predictions on {len(X_test)} test rows")
     results["model_file"] = str(model_path)
 
+    from primo.report import build as build_report
+
+    other = {f"{type(m).__name__} (other family)": m for f, m in auto.candidates_.items() if f != auto.best_family_}
+    report_path = build_report(reloaded, X_test, y_test, baselines=other, title="Primo demo: breast-cancer classifier",
+                               local_rows=3).save(out / "report.html")
+    say(f"wrote the interpretation report {report_path}")
+    results["report_file"] = str(report_path)
+
     atomic_write_bytes(out / "results.json", json.dumps(results, indent=2, default=float).encode())
     say(f"wrote {out / 'results.json'}")
     return results
