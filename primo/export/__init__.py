@@ -116,7 +116,36 @@ def export_model(model, format: str, path: str | os.PathLike, **options) -> Path
     return atomic_write_bytes(path, payload)
 
 
+def export_all(model, out_dir: str | os.PathLike, *, name: str = "model", check_data=None) -> dict:
+    """Write every format to ``out_dir``: ``NAME.onnx``, ``NAME.h`` (float C), ``NAME_int.h`` (integer C),
+    ``NAME.mjs`` and ``NAME.json``.
+
+    Returns ``{"files": {label: path}, "integer_check": report dict or None}``; ``check_data`` (rows
+    of the model's features) is where integer mode's mismatches are counted.
+
+    Example
+    -------
+    >>> export_all(model, "exports", check_data=X_test)["files"]["c"]  # doctest: +SKIP
+    PosixPath('exports/model.h')
+    """
+    out = Path(out_dir)
+    files = {
+        "onnx": export_model(model, "onnx", out / f"{name}.onnx"),
+        "c": export_model(model, "c", out / f"{name}.h", name=name),
+        "c_integer": export_model(model, "c", out / f"{name}_int.h", name=f"{name}_int", integer=True,
+                                  check_data=check_data),
+        "js": export_model(model, "js", out / f"{name}.mjs"),
+        "json": export_model(model, "json", out / f"{name}.json"),
+    }
+    report = None
+    if check_data is not None:
+        tables = model_tables(model)
+        report = quantize(tables).compare(encode_categories(tables, check_data)).to_dict()
+    return {"files": files, "integer_check": report}
+
+
 __all__ = [
+    "export_all",
     "FORMATS",
     "QuantizationReport",
     "compile_python",

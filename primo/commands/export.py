@@ -1,0 +1,86 @@
+"""``primo export``: write a model as ONNX, C (float or integer-only), JavaScript or JSON.
+
+The format comes from ``--format`` or, when omitted, from the suffix of ``--out``
+(.onnx, .h/.c, .js/.mjs, .json). With ``--integer --check-data TABLE`` the C header states how many
+predictions on that table differ from the float model.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+_SUFFIXES = {".onnx": "onnx", ".h": "c", ".c": "c", ".js": "js", ".mjs": "js", ".json": "json"}
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("export", help="export a model for embedding (ONNX, C, JavaScript, JSON)",
+                                   description=__doc__)
+    parser.add_argument("model", help="Primo model file")
+    parser.add_argument("--format", choices=["onnx", "c", "js", "json"], default=None,
+                        help="output format (default: from the --out suffix)")
+    parser.add_argument("--out", required=True, help="output file")
+    parser.add_argument("--name", default=None, help="C prefix / ONNX graph name (default: from --out)")
+    parser.add_argument("--integer", action="store_true", help="C only: integer-only code (no floating point)")
+    parser.add_argument("--scale", default="auto",
+                        help="integer mode: feature scale, 'auto' (default), one int, or comma-separated ints")
+    parser.add_argument("--score-scale", type=int, default=None, help="integer mode: fixed-point scale of scores")
+    parser.add_argument("--check-data", default=None,
+                        help="integer mode: CSV/Parquet table with the model's features to count mismatches on")
+    parser.set_defaults(func=run)
+
+
+def run(args) -> int:
+    import primo
+    from primo.export import export_model
+    from primo.tabular import read_table
+
+    out = Path(args.out)
+    fmt = args.format or _SUFFIXES.get(out.suffix.lower())
+    if fmt is None:
+        raise ValueError(f"cannot tell the format from {out.name!r}; pass --format onnx|c|js|json")
+    integer_options = args.scale != "auto" or args.score_scale is not None or args.check_data is not None
+    if (args.integer or integer_options) and fmt != "c":
+        raise ValueError("--integer, --scale, --score-scale and --check-data apply to --format c only")
+    if integer_options and not args.integer:
+        raise ValueError("--scale, --score-scale and --check-data need --integer")
+    model = primo.load(args.model)
+    options = {}
+    if fmt in ("c", "onnx"):
+        options["name"] = args.name or out.stem
+    if args.integer:
+        options["integer"] = True
+        options["feature_scales"] = _parse_scale(args.scale)
+        if args.score_scale is not None:
+            options["score_scale"] = args.score_scale
+        if args.check_data is not None:
+            options["check_data"] = _feature_table(model, read_table(args.check_data))
+    path = export_model(model, fmt, out, **options)
+    print(f"wrote {path} ({fmt}{', integer mode' if args.integer else ''}, {path.stat().st_size} bytes)")
+    if "check_data" in options:
+        from primo.export import encode_categories, model_tables, quantize
+
+        tables = model_tables(model)
+        integer = quantize(tables, feature_scales=options["feature_scales"],
+                           **({"score_scale": args.score_scale} if args.score_scale is not None else {}))
+        report = integer.compare(encode_categories(tables, options["check_data"]))
+        print(f"integer mode, scales {report.feature_scales}: {report.summary()}")
+    return 0
+
+
+def _parse_scale(text: str):
+    if text == "auto":
+        return "auto"
+    try:
+        values = [int(v) for v in text.split(",")]
+    except ValueError:
+        raise ValueError(f"--scale must be 'auto', an integer or comma-separated integers, got {text!r}") from None
+    return values[0] if len(values) == 1 else values
+
+
+def _feature_table(model, table):
+    names = getattr(model, "feature_names_in_", None)
+    if names is None:
+        return table.to_numpy()
+    missing = [n for n in names if n not in table.columns]
+    if missing:
+        raise KeyError(f"the check data lacks the model's feature columns {missing}")
+    return table[list(names)]

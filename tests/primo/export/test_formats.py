@@ -1,0 +1,99 @@
+"""JSON document, file writing, the CLI and errors for what cannot be exported."""
+import json
+import subprocess
+
+import numpy as np
+import onnx
+import pytest
+from sklearn.tree import DecisionTreeRegressor
+
+import primo
+from primo.cli import main
+from primo.export import export_all, export_model, to_c, to_js, to_json, to_onnx
+from primo.io import model_from_document
+from tests.primo.export.runners import GCC
+
+
+def _walk_json_tree(document: dict, X: np.ndarray) -> np.ndarray:
+    """Predict from the JSON alone, as a non-Python consumer would, following the documented fields."""
+    tree = document["state"]["tree_"]
+    nodes = {k: v["__list__"] if isinstance(v, dict) else v for k, v in tree["nodes"]["__records__"].items()}
+    values = np.asarray(tree["values"]["__list__"]).reshape(tree["values"]["shape"])
+    classes = document["state"]["classes_"]["__list__"]
+    out = []
+    for row in X.astype(np.float32).astype(np.float64):
+        node = 0
+        while nodes["left_child"][node] != -1:
+            v = row[nodes["feature"][node]]
+            go_left = nodes["missing_go_to_left"][node] if np.isnan(v) else v <= _number(nodes["threshold"][node])
+            node = nodes["left_child"][node] if go_left else nodes["right_child"][node]
+        out.append(classes[int(np.argmax(values[node, 0]))])
+    return np.asarray(out)
+
+
+def _number(value):
+    return float(value["__float__"]) if isinstance(value, dict) else value
+
+
+def test_json_is_pure_json_and_describes_the_tree(models):
+    model, X_check = models["prdt_binary"]
+    text = to_json(model)
+    assert "NaN" not in text and "Infinity" not in text  # strict JSON, readable by any parser
+    document = json.loads(text)
+    assert document["format"] == "primo-model" and document["model_class"] == "PrDTClassifier"
+    assert np.array_equal(_walk_json_tree(document, X_check[:2000]), model.predict(X_check[:2000]))
+
+
+def test_json_rebuilds_a_pram(models):
+    model, X_check = models["pram_multiclass"]
+    rebuilt = model_from_document(json.loads(to_json(model)))
+    assert np.array_equal(rebuilt.predict_proba(X_check), model.predict_proba(X_check))
+
+
+def test_export_all_writes_every_format(models, tmp_path):
+    model, X_check = models["prdt_multiclass"]
+    result = export_all(model, tmp_path / "exports", name="linnos", check_data=X_check)
+    assert set(result["files"]) == {"onnx", "c", "c_integer", "js", "json"}
+    onnx.checker.check_model(onnx.load(result["files"]["onnx"]))
+    assert result["integer_check"]["n_rows"] == len(X_check)
+    assert f"Check: on {len(X_check)} rows" in result["files"]["c_integer"].read_text()
+    for header in (result["files"]["c"], result["files"]["c_integer"]):
+        compiled = subprocess.run(GCC + ["-fsyntax-only", "-x", "c", str(header)], capture_output=True, text=True)
+        assert compiled.returncode == 0, compiled.stderr
+
+
+def test_cli_exports_and_reports(models, tmp_path, capsys):
+    model, X_check = models["prdt_binary"]
+    model_path = model.save(tmp_path / "tree.primo")
+    table = tmp_path / "check.csv"
+    np.savetxt(table, X_check[:3000], delimiter=",", header=",".join(f"x{i}" for i in range(X_check.shape[1])),
+               comments="")
+    assert main(["export", str(model_path), "--integer", "--check-data", str(table), "--out", str(tmp_path / "t.h")]) == 0
+    printed = capsys.readouterr().out
+    assert "integer mode" in printed and "on 3000 rows" in printed
+    assert "int64_t" in (tmp_path / "t.h").read_text()
+    assert main(["export", str(model_path), "--format", "js", "--out", str(tmp_path / "t.mjs")]) == 0
+    assert "export function predict" in (tmp_path / "t.mjs").read_text()
+    assert main(["export", str(model_path), "--out", str(tmp_path / "t.onnx")]) == 0
+    onnx.checker.check_model(onnx.load(tmp_path / "t.onnx"))
+    # errors a user can make are named, not tracebacks
+    assert main(["export", str(model_path), "--out", str(tmp_path / "t.txt")]) == 2
+    assert main(["export", str(model_path), "--format", "js", "--integer", "--out", str(tmp_path / "t.js")]) == 2
+    assert "--format c only" in capsys.readouterr().err
+
+
+def test_errors_name_the_problem(models, tmp_path):
+    model = models["prdt_binary"][0]
+    with pytest.raises(ValueError, match="unknown export format"):
+        export_model(model, "wasm", tmp_path / "m.wasm")
+    with pytest.raises(TypeError, match="expected a fitted PrDT or PrAM"):
+        to_onnx(object())
+    with pytest.raises(ValueError, match="C identifier"):
+        to_c(model, name="***")
+    auto = primo.PrimoClassifier.__new__(primo.PrimoClassifier)
+    auto.best_estimator_ = model
+    with pytest.raises(TypeError, match="best_estimator_"):
+        to_js(auto)
+    two_outputs = DecisionTreeRegressor(max_depth=2).fit(np.arange(20.0).reshape(10, 2), np.ones((10, 2)))
+    with pytest.raises(ValueError, match="2 outputs"):
+        to_c(two_outputs)

@@ -1,0 +1,68 @@
+"""Integer mode: scales, exactness on integer data, and mismatch counts that the compiled C confirms."""
+import numpy as np
+import pytest
+
+from primo.export import encode_categories, model_tables, quantize, to_c
+from primo.export.tables import INT_MISSING
+from tests.primo.export.conftest import NUMERIC
+from tests.primo.export.runners import c_outputs
+
+GAP = NUMERIC.index("gap_ms")
+
+
+def test_auto_scales_follow_the_thresholds(models):
+    model, X_check = models["prdt_binary"]
+    tables = model_tables(model)
+    integer = quantize(tables)
+    used = set(tables.feature[tables.left != -1].tolist())
+    for j, scale in enumerate(integer.feature_scales):
+        if NUMERIC[j] == "gap_ms" and j in used:
+            assert scale == 1000  # submission gaps have 3 decimals: thresholds are multiples of 0.0005
+        else:
+            assert scale == 1  # integer features: thresholds are integers or .5, as the paper notes
+    report = integer.compare(X_check)
+    assert report.n_different_paths == 0 and report.n_different_predictions == 0
+
+
+def test_too_coarse_scale_is_reported_and_confirmed_by_c(models, tmp_path):
+    """Scale 1 on the decimal feature rounds gaps to whole ms: some rows change leaf, and the
+    header's count is exactly what the compiled integer C gets wrong against the float model."""
+    model, X_check = models["prdt_binary"]
+    tables = model_tables(model)
+    if not np.any(tables.feature[tables.left != -1] == GAP):
+        pytest.skip("the fitted tree does not split on gap_ms")  # guards the premise, not the data
+    integer = quantize(tables, feature_scales=1)
+    report = integer.compare(X_check)
+    assert report.n_different_paths > 0
+    header = to_c(model, name="coarse", integer=True, feature_scales=1, check_data=X_check)
+    assert f"{report.n_different_predictions} predictions and {report.n_different_paths} paths differ" in header
+    out = c_outputs(header, tables, integer.scale_inputs(X_check), tmp_path, name="coarse", integer=True)
+    float_index = np.searchsorted(tables.classes, model.predict(X_check))
+    assert np.sum(out[:, 1] != float_index) == report.n_different_predictions
+    assert np.sum(out[:, 0] != tables.leaf_index[model.apply(X_check)]) == report.n_different_paths
+
+
+def test_missing_values_use_the_int64_min_marker(models, tmp_path):
+    model, X_check = models["pram_binary"]
+    tables = model_tables(model)
+    rows = encode_categories(tables, X_check.head(50))
+    rows[:, 1] = np.nan
+    integer = quantize(tables)
+    X_int = integer.scale_inputs(rows)
+    assert np.all(X_int[:, 1] == INT_MISSING)
+    out = c_outputs(to_c(model, name="nan", integer=True), tables, X_int, tmp_path, name="nan", integer=True)
+    assert np.array_equal(out[:, 0], integer.decision_function(X_int)[:, 0])
+    np.testing.assert_allclose(out[:, 0] / integer.score_scale, model.decision_function(X_check.head(50).assign(lat_prev1=np.nan)),
+                               atol=1e-5)
+
+
+def test_bad_scales_are_rejected(models):
+    tables = model_tables(models["prdt_binary"][0])
+    with pytest.raises(ValueError, match="feature_scales"):
+        quantize(tables, feature_scales=[1, 2])
+    with pytest.raises(ValueError, match="positive integers"):
+        quantize(tables, feature_scales=0.5)
+    with pytest.raises(ValueError, match="score_scale"):
+        quantize(tables, score_scale=0)
+    with pytest.raises(ValueError, match="check_data is for integer mode"):
+        to_c(models["prdt_binary"][0], check_data=models["prdt_binary"][1])
