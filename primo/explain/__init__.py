@@ -74,7 +74,7 @@ def select_rows(model, X, rows=None) -> tuple[pd.DataFrame | np.ndarray, list[st
             raise ValueError(f"rows must be >= 1, got {rows}")
         positions = np.unique(np.round(np.linspace(0, n - 1, min(rows, n))).astype(int))
         positions = np.argsort(_ranking_key(model, X), kind="stable")[positions]
-    elif isinstance(rows, Sequence) or isinstance(rows, np.ndarray):
+    elif isinstance(rows, (Sequence, np.ndarray)) and not isinstance(rows, str):
         positions = np.asarray(rows, dtype=int).ravel()
         bad = positions[(positions < -n) | (positions >= n)]
         if bad.size:

@@ -104,8 +104,8 @@ def model_card(model, X=None, y=None, *, baselines=None, measure_latency: bool =
     >>> card.complexity_formula  # doctest: +SKIP
     '7 leaves × depth 4 = 28'
     """
-    check_is_fitted(model)
     family = _family(model)
+    check_is_fitted(model)
     classes = [plain(c) for c in model.classes_] if hasattr(model, "classes_") else None
     task = "classification" if classes is not None else "regression"
     if family == "PrDT":

@@ -1,0 +1,54 @@
+"""PrAM explanations: shape functions are the model's own bins and scores; contributions add up."""
+import numpy as np
+import pytest
+from scipy.special import expit
+
+from primo.explain import explain_global, explain_local
+
+
+def test_shape_functions_are_the_fitted_bins_and_scores(pram_regressor, clara):
+    X, _, _, _ = clara
+    explanation = explain_global(pram_regressor)
+    ebm = pram_regressor.ebm_
+    assert [t.name for t in explanation.terms] == list(ebm.term_names_)
+    assert sum(t.is_pair for t in explanation.terms) == pram_regressor.n_interactions_ == 2
+    r_i = explanation.term("R_i")
+    index = list(ebm.term_names_).index("R_i")
+    np.testing.assert_array_equal(r_i.scores, ebm.term_scores_[index][1:-1])
+    assert len(r_i.bins[0]) == len(r_i.scores) + 1  # edges around every bin
+    assert r_i.bins[0][0] == pytest.approx(X["R_i"].min()) and r_i.bins[0][-1] == pytest.approx(X["R_i"].max())
+    assert r_i.weights.sum() == pytest.approx(len(X))  # density covers every training row once
+    pair = next(t for t in explanation.terms if t.is_pair)
+    assert pair.scores.shape == pair.weights.shape == tuple(len(b) - 1 for b in pair.bins)
+    with pytest.raises(KeyError, match="no term named"):
+        explanation.term("nope")
+
+
+def test_a_rows_contribution_is_the_score_of_its_bin(pram_regressor, clara):
+    _, _, X_test, _ = clara
+    term = explain_global(pram_regressor).term("R_res")
+    row = explain_local(pram_regressor, X_test, rows=[7])[0]
+    value = X_test["R_res"].iloc[7]
+    bin_index = np.searchsorted(term.bins[0][1:-1], value, side="right")  # EBM bins are [lo, hi)
+    assert row.contributions["R_res"] == pytest.approx(term.scores[bin_index])
+
+
+def test_intercept_plus_contributions_is_the_prediction(pram_regressor, clara):
+    _, _, X_test, _ = clara
+    rows = explain_local(pram_regressor, X_test, rows=[0, 5, 9])
+    predictions = pram_regressor.predict(X_test.iloc[[0, 5, 9]])
+    for row, expected in zip(rows, predictions):
+        assert row.intercept + row.contributions.sum() == pytest.approx(row.raw_score)
+        assert row.raw_score == pytest.approx(expected) == pytest.approx(row.prediction)
+    assert rows[0].label == f"row {X_test.index[0]}"
+
+
+def test_binary_classifier_scores_are_log_odds_of_the_second_class(pram_classifier, linnos):
+    X, _ = linnos
+    explanation = explain_global(pram_classifier)
+    assert explanation.task == "classification" and explanation.link == "logit"
+    rows = explain_local(pram_classifier, X, rows=[3, 4])
+    proba = pram_classifier.predict_proba(X.iloc[[3, 4]])[:, 1]
+    for row, p in zip(rows, proba):
+        assert expit(row.raw_score) == pytest.approx(p)
+        assert row.probability == pytest.approx(p) and row.class_shown == pram_classifier.classes_[1]
