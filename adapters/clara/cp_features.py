@@ -59,8 +59,8 @@ class CPTokenFeatures(TransformerMixin, BaseEstimator):
     min_count : int, default 1
         Training occurrences an id, pair or boundary token needs to get its own column.
     other : bool, default False
-        Add ``count_other_tok``: tokens without their own column. Off by default: on the real
-        NFs the few ids never seen in training behave unlike the rare training ids it averages.
+        Add ``count_other_tok``: tokens without their own column. Useful only with
+        ``min_count > 1``: otherwise it is zero on every training row and nothing is learned.
     n_distinct : bool, default False
         Add ``n_distinct_tok``.
     n_bigrams : int, default 0
