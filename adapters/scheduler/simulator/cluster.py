@@ -50,6 +50,7 @@ class ResourcePool:
         self.node_free = [GPUS_PER_NODE] * self.n_nodes                     # idle GPUs per node
         self.occupants: list[list[SimJob]] = [[] for _ in range(self.capacity)]  # jobs per local GPU
         self.busy = 0                                                        # GPUs with >= 1 job
+        self._max_free: int | None = GPUS_PER_NODE                           # cache of max(node_free)
         self.running: set[SimJob] = set()
 
     # ---- queries -------------------------------------------------------------------------
@@ -76,7 +77,9 @@ class ResourcePool:
         if g > self.free:
             return False
         if g <= GPUS_PER_NODE:
-            return max(self.node_free) >= g
+            if self._max_free is None:
+                self._max_free = max(self.node_free)
+            return self._max_free >= g
         return self.node_free.count(GPUS_PER_NODE) >= -(-g // GPUS_PER_NODE)
 
     def fits_ever(self, g: int) -> bool:
@@ -104,6 +107,7 @@ class ResourcePool:
         for i in local:
             self.occupants[i].append(job)
         self.busy += g
+        self._max_free = None
         self.running.add(job)
         return tuple(self.gpu_offset + i for i in local)
 
@@ -135,3 +139,5 @@ class ResourcePool:
                 self.node_free[i // GPUS_PER_NODE] += 1
                 freed += 1
         self.busy -= freed
+        if freed:
+            self._max_free = None

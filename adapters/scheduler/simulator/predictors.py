@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
@@ -78,12 +79,14 @@ class ModelEstimator:
             raise TypeError("predict must be callable")
         self.predict = predict
         self.features = tuple(features)
+        self._row = attrgetter(*self.features)
 
     def _matrix(self, jobs: Sequence[SimJob]) -> np.ndarray:
         try:
-            return np.array([[getattr(j, f) for f in self.features] for j in jobs], dtype=float)
+            rows = [self._row(j) for j in jobs]
         except AttributeError as exc:
             raise ValueError(f"unknown job feature in {self.features}: {exc}") from None
+        return np.array(rows, dtype=float).reshape(len(jobs), len(self.features))
 
     def estimate_many(self, jobs: Sequence[SimJob]) -> np.ndarray:
         return np.asarray(self.predict(self._matrix(jobs)), dtype=float).reshape(len(jobs))

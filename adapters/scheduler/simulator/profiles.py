@@ -132,7 +132,8 @@ class WorkloadCatalog:
                              f"{sorted(unknown)[:5]}")
         # Fallback for unmeasured pairs: pair-average speed vs summed exclusive GPU utilization (Fig. 2a).
         self._fallback = np.poly1d(np.polyfit(util_sum, avg_speed, 2)) if len(util_sum) >= 3 else None
-        self.n_fallback_pairs = 0  # how many unmeasured pairs were looked up (reported by the simulator)
+        self._fallback_speed: dict[tuple[int, int], tuple[float, float]] = {}
+        self.n_fallback_pairs = 0  # lookups of unmeasured pairs (reported by the simulator)
 
     @classmethod
     def from_data_dir(cls, data_dir=None, max_speed: float = 1.0) -> "WorkloadCatalog":
@@ -169,15 +170,18 @@ class WorkloadCatalog:
         -------
         (speed of a, speed of b), each in (0, ``max_speed``].
         """
-        try:
-            return self._pair_speed[(a, b)]
-        except KeyError:
-            pass
+        speeds = self._pair_speed.get((a, b))
+        if speeds is not None:
+            return speeds
         if self._fallback is None:
             raise KeyError(f"profile pair ({a}, {b}) was not measured and there is no fallback fit")
         self.n_fallback_pairs += 1
-        s = float(np.clip(self._fallback(self.profiles[a].gpu_util + self.profiles[b].gpu_util), 0.05, self.max_speed))
-        return (s, s)
+        speeds = self._fallback_speed.get((a, b))
+        if speeds is None:
+            fit = float(self._fallback(self.profiles[a].gpu_util + self.profiles[b].gpu_util))
+            s = min(max(fit, 0.05), self.max_speed)
+            speeds = self._fallback_speed[(a, b)] = self._fallback_speed[(b, a)] = (s, s)
+        return speeds
 
 
 def _model_tiers(catalog: WorkloadCatalog) -> list[list[str]]:

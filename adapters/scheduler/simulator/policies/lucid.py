@@ -33,6 +33,8 @@ from __future__ import annotations
 
 from bisect import insort
 
+import numpy as np
+
 from ..cluster import GPUS_PER_NODE, ResourcePool
 from ..job import JobState, SimJob
 from ..predictors import (MovingAverageForecast, OracleEstimator, TableSharingScorer, ThroughputHistory,
@@ -159,7 +161,10 @@ class LucidPolicy(Policy):
         """Sharing score of a profiled job (one scorer call per job)."""
         score = self._score.get(job.idx)
         if score is None:
-            score = self._score[job.idx] = int(self.sharing_scorer.sharing_score(job.profile))
+            score = int(self.sharing_scorer.sharing_score(job.profile))
+            if score not in (0, 1, 2):
+                raise ValueError(f"sharing_score must be 0, 1 or 2, got {score} for {job!r}")
+            self._score[job.idx] = score
         return score
 
     def _enqueue_main(self, job: SimJob) -> None:
@@ -228,25 +233,27 @@ class LucidPolicy(Policy):
                 and self._score_of(job) <= capacity
                 and self._estimate[job.idx] - (self.sim.now - job.run_start) >= self.min_partner_remaining)
 
-    def _hosts(self, pool: ResourcePool, capacity: int) -> dict[int, list[SimJob]]:
-        """Running jobs that may take a partner, by GPU count."""
-        hosts: dict[int, list[SimJob]] = {}
-        for job in pool.running:   # set order does not matter: _pick_host breaks ties by job index
+    def _add_host(self, hosts: dict[int, list[list]], job: SimJob) -> None:
+        # Per GPU count, one list per sharing score, each sorted by (GPU memory, job index):
+        # the best partner is then the head of the first list that fits (see _pick_host).
+        insort(hosts.setdefault(job.gpu_num, [[], [], []])[self._score_of(job)], (job.profile.gmem, job.idx, job))
+
+    def _hosts(self, pool: ResourcePool, capacity: int) -> dict[int, list[list]]:
+        """Running jobs that may take a partner, by GPU count and sharing score."""
+        hosts: dict[int, list[list]] = {}
+        for job in pool.running:
             if self._can_host(job, capacity):
-                hosts.setdefault(job.gpu_num, []).append(job)
+                self._add_host(hosts, job)
         return hosts
 
-    def _pick_host(self, job: SimJob, candidates: list[SimJob], capacity: int) -> SimJob | None:
-        score, gmem = self._score_of(job), job.profile.gmem
-        best, best_key = None, None
-        for host in candidates:
-            total = score + self._score_of(host)
-            mem = gmem + host.profile.gmem
-            if total <= capacity and mem <= self.gmem_limit:
-                key = (total, mem, host.idx)
-                if best_key is None or key < best_key:
-                    best, best_key = host, key
-        return best
+    def _pick_host(self, job: SimJob, by_score: list[list], capacity: int) -> SimJob | None:
+        """Remove and return the allowed partner with the lowest (score sum, memory sum, index)."""
+        score, room = self._score_of(job), self.gmem_limit - job.profile.gmem
+        for host_score in range(0, min(capacity - score, 2) + 1):
+            candidates = by_score[host_score]
+            if candidates and candidates[0][0] <= room:
+                return candidates.pop(0)[2]
+        return None
 
     def _schedule_main(self, pool: ResourcePool) -> None:
         queue = self.main[pool.name]
@@ -255,30 +262,37 @@ class LucidPolicy(Policy):
         if self.reprioritize:
             jobs = [e[3] for e in queue]
             est = estimate_many(self.estimator, jobs)
-            for job, e in zip(jobs, est):
-                self._estimate[job.idx] = float(e)
-                job.priority = job.gpu_num * float(e)
-            queue[:] = sorted((j.priority, j.submit_time, j.idx, j) for j in jobs)
+            gpus = np.fromiter((j.gpu_num for j in jobs), dtype=float, count=len(jobs))
+            priority = gpus * est
+            submit = np.fromiter((j.submit_time for j in jobs), dtype=float, count=len(jobs))
+            idx = np.fromiter((j.idx for j in jobs), dtype=np.int64, count=len(jobs))
+            order = np.lexsort((idx, submit, priority))   # numpy: the sort is most of a pass
+            queue[:] = [(float(priority[k]), jobs[k].submit_time, jobs[k].idx, jobs[k]) for k in order]
+            for job, e, p in zip(jobs, est.tolist(), priority.tolist()):
+                self._estimate[job.idx] = e
+                job.priority = p
         capacity = self._sharing_capacity()
         hosts = self._hosts(pool, capacity) if capacity > 0 else {}
+        n_hosts = sum(len(lst) for by_score in hosts.values() for lst in by_score)
         start = self.sim.start
         kept = []
         for pos, entry in enumerate(queue):
             job = entry[3]
-            if pool.free and pool.can_place(job.gpu_num):
+            if pool.can_place(job.gpu_num):
                 self._reveal(job)
                 start(job, pool)
                 if capacity > 0 and self._can_host(job, capacity):
-                    hosts.setdefault(job.gpu_num, []).append(job)
+                    self._add_host(hosts, job)
+                    n_hosts += 1
                 continue
-            candidates = hosts.get(job.gpu_num) if job.profile is not None else None
-            host = self._pick_host(job, candidates, capacity) if candidates else None
+            by_score = hosts.get(job.gpu_num) if job.profile is not None else None
+            host = self._pick_host(job, by_score, capacity) if by_score else None
             if host is not None:
-                candidates.remove(host)
+                n_hosts -= 1
                 start(job, pool, host=host)
                 continue
             kept.append(entry)
-            if not pool.free and not any(hosts.values()):
+            if not pool.free and not n_hosts:
                 kept.extend(queue[pos + 1:])
                 break
         queue[:] = kept
