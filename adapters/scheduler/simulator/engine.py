@@ -92,8 +92,12 @@ class Simulator:
             raise ValueError(f"jobs name virtual clusters missing from vcs: {unknown[:10]}")
         if policy.packs and (catalog is None or profiles is None):
             raise ValueError(f"policy {policy.name!r} packs jobs: pass catalog= and profiles= (colocated speeds)")
-        if profiles is not None and len(profiles) != len(jobs):
-            raise ValueError(f"profiles has {len(profiles)} entries for {len(jobs)} jobs")
+        if profiles is not None:
+            profiles = np.asarray(profiles)
+            if len(profiles) != len(jobs):
+                raise ValueError(f"profiles has {len(profiles)} entries for {len(jobs)} jobs")
+            if catalog is not None and len(profiles) and not (0 <= profiles.min() and profiles.max() < len(catalog)):
+                raise ValueError(f"profile indices must lie in [0, {len(catalog)}) (the catalog's profiles)")
         self.policy = policy
         self.catalog = catalog
         self.check_invariants = check_invariants
@@ -190,9 +194,13 @@ class Simulator:
         self._stop(job)
         job.remaining = job.duration
 
+    def current_bin(self) -> int:
+        """Index of the submission-history bin that contains ``now``."""
+        return max(0, int((self.now - self._bin_origin) // self.bin_seconds))
+
     def throughput_history(self) -> ThroughputHistory:
         """Submissions per bin for every bin completed before ``now``."""
-        cur = max(0, int((self.now - self._bin_origin) // self.bin_seconds))
+        cur = self.current_bin()
         self._ensure_bins(cur)
         starts = self._bin_origin + self.bin_seconds * np.arange(cur, dtype=float)
         return ThroughputHistory(starts, self._bin_jobs[:cur], self._bin_gpus[:cur], self.epoch, self.bin_seconds)

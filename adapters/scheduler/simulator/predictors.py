@@ -6,8 +6,9 @@ Three roles (phase 2 plugs Primo models into the same slots):
   ``estimate_many(jobs) -> array`` (one model call for a whole queue) and
   ``observe(job)`` (called when a job finishes: Lucid's *Update Engine* / Helios' rolling history).
 - sharing scorer: ``sharing_score(profile) -> 0 | 1 | 2`` (Tiny / Medium / Jumbo).
-- throughput forecaster: ``forecast(history) -> expected GPU-job submissions in the next
-  bin``, where ``history`` is a :class:`ThroughputHistory` of the bins completed so far.
+- throughput forecaster: ``forecast(history) -> expected GPU-job submissions in the bin
+  after the history`` (the current, unfinished bin), where ``history`` is a
+  :class:`ThroughputHistory` of the bins completed so far.
 """
 from __future__ import annotations
 
@@ -214,7 +215,7 @@ class ThroughputHistory:
 
 
 class MovingAverageForecast:
-    """Next-bin GPU-job submissions = mean of the last ``window`` bins (6 bins = 1 hour)."""
+    """Forecast = mean GPU-job submissions of the last ``window`` bins (6 bins = 1 hour)."""
 
     def __init__(self, window: int = 6):
         if window < 1:
@@ -227,7 +228,7 @@ class MovingAverageForecast:
 
 
 class OracleThroughputForecast:
-    """The true number of GPU-job submissions in the next bin (knows the whole trace).
+    """The true number of GPU-job submissions in the bin after the history (knows the whole trace).
 
     Parameters
     ----------

@@ -145,7 +145,7 @@ def test_lucid_strategy_uses_a_pluggable_forecast(catalog):
             return 0.0
 
     jobs = random_jobs(200, seed=1)
-    policy = LucidPolicy(strategy=ThroughputAwareStrategy(Counting(0)))
+    policy = LucidPolicy(throughput_forecast=Counting(0))
     r = Simulator(jobs, {"vc": 2}, policy, catalog=catalog, profiles=assign_profiles(jobs, catalog)).run()
     assert Counting.calls > 0
     assert set(policy.capacity_bins) <= {0, 2}

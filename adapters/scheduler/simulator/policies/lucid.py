@@ -96,8 +96,9 @@ class LucidPolicy(Policy):
         ``observe(job)``); default :class:`OracleEstimator`.
     sharing_scorer : ``sharing_score(profile) -> 0|1|2``; default: the measured label.
     strategy : object with ``capacity(history) -> G_SS``; default
-        :class:`ThroughputAwareStrategy` with a moving-average forecast. Pass
-        ``ThroughputAwareStrategy(forecast=my_model)`` to plug a throughput model.
+        :class:`ThroughputAwareStrategy` over ``throughput_forecast``.
+    throughput_forecast : ``forecast(history) -> GPU-job submissions in the current bin``
+        for the default strategy; default a 1-hour moving average.
     profiler_nodes : nodes of the profiling cluster (0 disables profiling).
     profile_time : T_prof, seconds a job may run in the profiler (paper default 200).
     profile_max_gpus : N_prof, the largest job that is profiled.
@@ -119,7 +120,8 @@ class LucidPolicy(Policy):
     name = "lucid"
     packs = True
 
-    def __init__(self, estimator=None, sharing_scorer=None, strategy=None, *, profiler_nodes: int = 1,
+    def __init__(self, estimator=None, sharing_scorer=None, strategy=None, *, throughput_forecast=None,
+                 profiler_nodes: int = 1,
                  profile_time: float = 200.0, profile_max_gpus: int = 8, profiler_max_wait: float | None = 600.0,
                  packing: bool = True, gmem_limit: float = 24576.0, min_partner_remaining: float = 300.0,
                  reprioritize: bool = False):
@@ -129,7 +131,9 @@ class LucidPolicy(Policy):
             raise ValueError(f"profile_max_gpus={profile_max_gpus} does not fit a {profiler_nodes}-node profiler")
         self.estimator = OracleEstimator() if estimator is None else estimator
         self.sharing_scorer = TableSharingScorer() if sharing_scorer is None else sharing_scorer
-        self.strategy = ThroughputAwareStrategy() if strategy is None else strategy
+        if strategy is not None and throughput_forecast is not None:
+            raise ValueError("pass either strategy= or throughput_forecast=, not both")
+        self.strategy = ThroughputAwareStrategy(throughput_forecast) if strategy is None else strategy
         self.profiler_nodes = profiler_nodes
         self.profile_time = profile_time
         self.profile_max_gpus = profile_max_gpus
@@ -148,7 +152,7 @@ class LucidPolicy(Policy):
         self._score: dict[int, int] = {}
         self._capacity_bin = -1
         self._capacity = 0
-        self.capacity_bins: dict[int, int] = {}   # how many bins each G_SS value was in force
+        self.capacity_bins: dict[int, int] = {}   # G_SS -> number of bins (with a pass) it was used in
 
     # ---- helpers -------------------------------------------------------------------------------
     @staticmethod
@@ -177,11 +181,10 @@ class LucidPolicy(Policy):
     def _sharing_capacity(self) -> int:
         if not self.packing:
             return 0
-        sim = self.sim
-        b = int((sim.now - sim._bin_origin) // sim.bin_seconds)
-        if b != self._capacity_bin:
+        b = self.sim.current_bin()
+        if b != self._capacity_bin:   # the strategy is consulted once per history bin
             self._capacity_bin = b
-            self._capacity = int(self.strategy.capacity(sim.throughput_history()))
+            self._capacity = int(self.strategy.capacity(self.sim.throughput_history()))
             self.capacity_bins[self._capacity] = self.capacity_bins.get(self._capacity, 0) + 1
         return self._capacity
 
