@@ -111,9 +111,9 @@ def build(model, X=None, y=None, *, baselines=None, title: str | None = None, lo
     >>> from primo import report
     >>> report.build(model, X_test, y_test, baselines={"XGBoost": xgb}).save("report.html")  # doctest: +SKIP
     """
-    check_is_fitted(model)
     if not (hasattr(model, "ebm_") or hasattr(model, "tree_")):
         raise TypeError(f"expected a fitted PrDT or PrAM model, got {type(model).__name__}")
+    check_is_fitted(model)
     if X is not None and isinstance(X, pd.DataFrame):
         from primo.models._base import check_prediction_input
 

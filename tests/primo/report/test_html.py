@@ -1,0 +1,108 @@
+"""The HTML report: self-contained, and showing what the model is (checked on the markup)."""
+import re
+
+import numpy as np
+import pytest
+
+from primo.explain import explain_global
+from primo.report import build
+from primo.report.tree_diagram import MAX_EDGE_PX
+from tests.primo.report.conftest import MONOTONE_TERM
+
+
+def _external_references(html: str) -> list[str]:
+    refs = re.findall(r'(?:src|href)\s*=\s*"([^"]*)"', html)
+    return [r for r in refs if not (r.startswith("data:") or r.startswith("#"))]
+
+
+def test_pram_report_is_self_contained_and_small(pram_report):
+    html = pram_report.to_html()
+    assert _external_references(html) == []
+    assert "<script" not in html.lower() and "<link" not in html.lower() and "url(" not in html
+    assert "Content-Security-Policy" in html and "default-src 'none'" in html
+    assert len(html.encode()) < 2_000_000
+
+
+def test_pram_report_shows_card_history_and_every_term(pram_report, edited_pram):
+    html = pram_report.to_html()
+    for text in ("Clara-MS PrAM", "Model card", "(1 + 2 pair terms) × 32 bins = 96", "training mean",
+                 "Measured prediction latency", "bayesian search, 4 trials", "Distillation", "R_ec made increasing",
+                 "Counterfactual explanations", "row 0 → 50 cores"):
+        assert text in html, text
+    mains = [t for t in edited_pram.term_names_ if " & " not in t]
+    assert html.count('data-figure="shape-') == len(mains)
+    assert len(re.findall(r'data-figure="pair-', html)) == edited_pram.n_interactions_
+    assert html.count('data-figure="distill-') == 2  # fidelity and loss per iteration
+    assert html.count('data-figure="local-') == 2
+    # the search chart rings the chosen trial (score 2.5, the 3rd)
+    assert html.count('class="chosen"') == 1 and "chosen: trial 3, 2.5" in html
+
+
+def test_monotone_edit_is_overlaid_on_its_shape_function(pram_report):
+    html = pram_report.to_html()
+    figures = re.findall(r'<figure data-figure="shape-\d+">(.*?)</figure>', html, flags=re.S)
+    edited = [f for f in figures if f"{MONOTONE_TERM} (importance" in f]
+    others = [f for f in figures if f"{MONOTONE_TERM} (importance" not in f]
+    assert len(edited) == 1
+    assert "overlay-0" in edited[0] and "overlay-1" in edited[0]  # before and after lines
+    assert not any("overlay-" in f for f in others)
+
+
+def test_local_contributions_add_up_in_the_report(pram_report):
+    for item in pram_report.local:
+        assert item.intercept + item.contributions.sum() == pytest.approx(item.prediction)
+    first = pram_report.local[0]
+    assert f"= {first.prediction:.4g}" in pram_report.to_html()
+
+
+def test_overlay_of_wrong_length_is_noted_not_drawn(edited_pram, clara):
+    _, _, X_test, _ = clara
+    edits = edited_pram.metadata_["edits"]
+    edited_pram.metadata_["edits"] = edits + [{"operation": "monotonize", "term": "R_i", "summary": "bad",
+                                               "before": [0.0, 1.0], "after": [1.0, 2.0]}]
+    try:
+        html = build(edited_pram, local_rows=0, measure_latency=False).to_html()
+    finally:
+        edited_pram.metadata_["edits"] = edits
+    assert "&#39;before&#39; of &#39;R_i&#39; has 2 values for" in html
+
+
+def test_prdt_report_draws_traffic_and_collapses_deep_subtrees(prdt_report, prdt_classifier):
+    html = prdt_report.to_html()
+    tree = explain_global(prdt_classifier)
+    assert prdt_classifier.depth_ > 3  # the diagram must collapse something
+    collapsed = [n for n in tree.nodes if not n.is_leaf and n.depth == 3]
+    assert html.count('class="node collapsed"') == len(collapsed)
+    widths = [float(w) for w in re.findall(r'class="edge" stroke-width="([\d.]+)"', html)]
+    root_left, root_right = tree.children(tree.root)
+    expected = [max(n.n_samples / tree.root.n_samples * MAX_EDGE_PX, 1) for n in (root_left, root_right)]
+    assert widths[:2] == pytest.approx(expected, abs=0.06)
+    # the outline has one <details> per split, and every leaf
+    assert html.count("<details open>") + html.count("<details>") - html.count("<details><summary>Feature values") \
+        - html.count("<details><summary>Parameters") == sum(not n.is_leaf for n in tree.nodes)
+    assert html.count('class="leaf"') == tree.n_leaves
+    for path in prdt_report.local:
+        assert path.steps[0].condition in html.replace("&lt;", "<").replace("&gt;", ">")
+
+
+def test_fragment_for_notebooks_and_markdown_text(prdt_report, tmp_path):
+    fragment = prdt_report._repr_html_()
+    assert not fragment.lstrip().startswith("<!DOCTYPE") and "<style>" in fragment
+    assert fragment.lstrip().startswith('<div class="primo-report">')
+    markdown = str(prdt_report)
+    assert markdown.startswith("# PrDTClassifier interpretation report")
+    assert "| feature | importance |" in markdown and "## Local interpretation" in markdown
+    path = prdt_report.save(tmp_path / "report.md")
+    assert path.read_text() == markdown
+    html_path = prdt_report.save(tmp_path / "report.html")
+    assert html_path.read_text().startswith("<!DOCTYPE html>")
+    with pytest.raises(ValueError, match="unknown report format"):
+        prdt_report.save(tmp_path / "report.pdf")
+
+
+def test_build_rejects_what_it_cannot_explain(prdt_classifier, linnos):
+    X, _ = linnos
+    with pytest.raises(TypeError, match="PrDT or PrAM"):
+        build(np.zeros(3))
+    with pytest.raises(ValueError, match="feature names do not match"):
+        build(prdt_classifier, X.rename(columns={"size_kb": "other"}))
