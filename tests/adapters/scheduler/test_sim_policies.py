@@ -185,3 +185,13 @@ def test_lucid_orders_the_main_queue_by_estimated_gpu_time(catalog):
     r = Simulator(jobs, {"vc": 1}, LucidPolicy(profiler_nodes=0, packing=False), catalog=catalog,
                   profiles=[0, 0, 0]).run()
     assert starts(r) == [0, 150, 50]
+
+
+def test_lucid_profiler_max_wait_sends_jobs_to_the_main_cluster(catalog):
+    # the profiler is held by A for 1000 s; B waits there 60 s, then skips profiling
+    jobs = make_jobs([(0, 8, 1000), (10, 8, 100)])
+    policy = LucidPolicy(profile_time=5000, profiler_max_wait=60)
+    r = Simulator(jobs, {"vc": 1}, policy, catalog=catalog, profiles=[0, 1]).run()
+    b = r.jobs.iloc[1]
+    assert b.start_time == 70 and b.end_time == 170 and not b.profiled
+    assert r.segments.query("job == 1")["pool"].tolist() == ["vc"]
