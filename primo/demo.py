@@ -72,6 +72,14 @@ def run_demo(out_dir="primo-demo", *, n_trials: int = 10, seed: int = 0, say=pri
     say(f"wrote the interpretation report {report_path}")
     results["report_file"] = str(report_path)
 
+    from primo.export import export_all
+
+    exported = export_all(reloaded, out / "exports", name="demo_model", check_data=X_test)
+    check = exported["integer_check"]
+    say(f"exported to {out / 'exports'}: {', '.join(p.name for p in exported['files'].values())}; integer C: "
+        f"{check['n_different_predictions']} of {check['n_rows']} test predictions differ from the float model")
+    results["exports"] = {k: str(p) for k, p in exported["files"].items()} | {"integer_check": check}
+
     atomic_write_bytes(out / "results.json", json.dumps(results, indent=2, default=float).encode())
     say(f"wrote {out / 'results.json'}")
     return results
