@@ -4,7 +4,7 @@ A PrAM's shape functions are lookups over sorted bin edges, so each term becomes
 that sends missing values to bin 0, then a balanced binary search over the edges (O(log bins) per
 term instead of one comparison per edge, as earlier EBM converters do), with the term's scores in the
 leaves. A pair term is the search on its first feature with a search on the second under each leaf.
-Categorical bins end in an equality test, so unseen values reach the unseen bin. Multiclass models
+Categorical searches end in an equality test, so unseen values reach the unseen bin. Multiclass models
 get one tree per term and class. The ensemble sums the trees; the intercept is added afterwards.
 
 A PrDT is its own tree: node thresholds in float64 applied to inputs rounded to float32 (as
@@ -33,7 +33,7 @@ from primo.export.tables import AdditiveTables, Binning, TreeTables, model_table
 OPSET = 21
 ML_OPSET = 5
 IR_VERSION = 10  # what onnxruntime ≥ 1.20 reads
-_LEQ, _LT, _EQ = 0, 1, 4  # TreeEnsemble node modes
+_LEQ = 0  # TreeEnsemble node mode BRANCH_LEQ
 
 
 class _Ensemble:
@@ -209,14 +209,23 @@ def _term_tree(ensemble: _Ensemble, t: AdditiveTables, binnings: tuple[int, ...]
 
 
 def _lookup_tree(ensemble: _Ensemble, binning: Binning, below):
-    """Subtree routing a value to ``below(bin)``: missing → bin 0 first, then a balanced search."""
+    """Subtree routing a value to ``below(bin)``: missing → bin 0 first, then a balanced search.
+
+    Every node is ``x <= split`` (onnxruntime runs single-mode ensembles on a faster path), so a
+    strict ``x < c`` is written ``x <= c⁻`` with ``c⁻`` the largest float64 below ``c`` — the same test.
+    """
     f = binning.feature
     if binning.is_categorical:
         values, bins, unseen = binning.categories, binning.category_bins, binning.n_bins - 1
 
+        def equal(i: int):  # reached only with x <= values[i] and x > values[i - 1]: x == values[i] iff x > values[i]⁻
+            return ensemble.node(f, _LEQ, _below(values[i]), below(unseen), below(int(bins[i])))
+
         def search(lo: int, hi: int):  # the value can only be values[lo..hi]
             if lo == hi:
-                return ensemble.node(f, _EQ, values[lo], below(int(bins[lo])), below(unseen))
+                if hi < len(values) - 1:
+                    return equal(lo)
+                return ensemble.node(f, _LEQ, values[hi], equal(hi), below(unseen))  # no upper bound yet
             mid = (lo + hi) // 2
             return ensemble.node(f, _LEQ, values[mid], search(lo, mid), search(mid + 1, hi))
 
@@ -228,8 +237,12 @@ def _lookup_tree(ensemble: _Ensemble, binning: Binning, below):
             if lo == hi:
                 return below(lo)
             mid = (lo + hi) // 2
-            return ensemble.node(f, _LT, cuts[mid - 1], search(lo, mid), search(mid + 1, hi))
+            return ensemble.node(f, _LEQ, _below(cuts[mid - 1]), search(lo, mid), search(mid + 1, hi))
 
         present = search(1, len(cuts) + 1)
-    # "x < -inf" is never true, so only missing values (tracked to the true branch) reach bin 0.
-    return ensemble.node(f, _LT, -np.inf, below(0), present, missing_true=True)
+    # Every number is <= +inf; missing values fail the test and are not tracked to the true branch.
+    return ensemble.node(f, _LEQ, np.inf, present, below(0), missing_true=False)
+
+
+def _below(value: float) -> float:
+    return float(np.nextafter(value, -np.inf))
