@@ -159,10 +159,11 @@ def shape_plot(term, *, label: str, overlays: list[tuple[str, np.ndarray]] = (),
     widths = np.ones_like(weights) if nominal else np.maximum(np.diff(np.asarray(term.bins[0], dtype=float)), 1e-300)
     density = weights / widths
     cap = float(np.quantile(density, 0.95)) if density.size and density.max() > 0 else 1.0
-    for (a, b), w, d, text in zip(centers, weights, density, labels):
+    tooltips = n_bins <= 64  # per-bin tooltips cost ~100 bytes a bin: only for readable bin counts
+    for (a, b), w, d, text, score in zip(centers, weights, density, labels, lines[0]):
         h = min(d / (cap or 1.0), 1.0) * density_h
         svg.rect(x(a), density_top + density_h - h, max(x(b) - x(a) - 0.3, 0.6), h, cls="density",
-                 title=f"{text}: {w:g} training rows")
+                 title=f"{text}: contribution {score:.4g}, {w:g} training rows" if tooltips else None)
     svg.text(left - 4, density_top + density_h / 2 + 3, "data", anchor="end", cls="tick")
     if nominal:
         for i, text in enumerate(labels[:40]):

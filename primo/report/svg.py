@@ -29,7 +29,11 @@ def fmt(value, digits: int = 4) -> str:
     if isinstance(value, (int, np.integer)):
         return str(int(value))
     if isinstance(value, (float, np.floating)):
-        return "–" if math.isnan(value) else f"{value:.{digits}g}"
+        if math.isnan(value):
+            return "–"
+        if 10 ** digits <= abs(value) < 1e12:  # 12,530 rather than 1.253e+04
+            return f"{value:,.0f}"
+        return f"{value:.{digits}g}"
     return str(value)
 
 
