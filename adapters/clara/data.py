@@ -139,7 +139,7 @@ def load_ms(
 
     Example
     -------
-    >>> ms = load_ms("train")  # doctest: +SKIP
+    >>> ms = load_ms("train")
     >>> ms.X.shape, ms.y.name
     ((680, 10), 'cores')
     """
@@ -169,7 +169,7 @@ def load_ai(split: Literal["train", "test"], data_dir: str | os.PathLike | None 
 
     Example
     -------
-    >>> ai = load_ai("test")  # doctest: +SKIP
+    >>> ai = load_ai("test")
     >>> ai.X.shape, int(ai.y.sum())
     ((5036, 102), 36)
     """
@@ -190,7 +190,7 @@ def load_ai_click_loops(data_dir: str | os.PathLike | None = None) -> ClickLoops
 
     Example
     -------
-    >>> loops = load_ai_click_loops()  # doctest: +SKIP
+    >>> loops = load_ai_click_loops()
     >>> loops.X.shape
     (756, 102)
     """
@@ -265,7 +265,7 @@ def load_cp(
 
     Example
     -------
-    >>> cp = load_cp("real_nfs")  # doctest: +SKIP
+    >>> cp = load_cp("real_nfs")
     >>> cp.X.shape, len(cp.group_names)
     ((89, 70), 8)
     """
@@ -298,7 +298,7 @@ def load_cp_lstm_weights(data_dir: str | os.PathLike | None = None) -> dict[str,
 
     Example
     -------
-    >>> load_cp_lstm_weights()["lstm_kernel"].shape  # doctest: +SKIP
+    >>> load_cp_lstm_weights()["lstm_kernel"].shape
     (128, 256)
     """
     path = _clara_file("cp_clara_lstm_weights.npz", data_dir)

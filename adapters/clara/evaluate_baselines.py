@@ -70,7 +70,7 @@ def evaluate_ms(data_dir=None, repeats: int = 3, random_state: int = 0) -> list[
     Example
     -------
     >>> rows = evaluate_ms(repeats=1)  # doctest: +SKIP
-    >>> rows[0].model, round(rows[0].test["mae"], 3)
+    >>> rows[0].model, round(rows[0].test["mae"], 3)  # doctest: +SKIP
     ('clara_xgboost', 2.547)
     """
     train, test, real = (load_ms(s, data_dir) for s in ("train", "test", "real_nfs"))
@@ -114,7 +114,7 @@ def evaluate_cp(data_dir=None, repeats: int = 1, random_state: int = 0,
     Example
     -------
     >>> rows = evaluate_cp()  # doctest: +SKIP
-    >>> round(rows[0].real["wmape"], 4)
+    >>> round(rows[0].real["wmape"], 4)  # doctest: +SKIP
     0.1507
     """
     synthetic, real = load_cp("synthetic", data_dir), load_cp("real_nfs", data_dir)
