@@ -1,0 +1,14 @@
+"""LinnOS case study (flash storage, OSDI'20): slow-read prediction on replicated SSDs.
+
+Modules:
+
+* ``trace``: load and validate FlashNet block traces; pending (in-flight) I/O counts.
+* ``features``: LinnOS's per-read features (31-digit and 9-raw encodings), slow thresholds
+  (CDF inflection point or percentile) and labels.
+* ``linnos_net``: the LinnOS 31-256-2 network with biased training, and its integer version.
+* ``c_inference``: C implementations of the predictors and a gcc harness timing them.
+* ``metrics``: false submit / false revoke rates and slow-class F1.
+* ``robustness``: the noise and 10%-training perturbations.
+* ``simulator``: trace-driven failover simulation of a 3-replica array.
+* ``evaluate``: ``python -m adapters.linnos.evaluate``, the phase-1 measurements.
+"""
