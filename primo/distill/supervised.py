@@ -1,0 +1,419 @@
+"""Supervised distillation: a black-box teacher's predictions become a PrDT or PrAM student.
+
+The teacher labels the training inputs (and, optionally, new inputs generated around them, see
+:mod:`primo.distill.augment`); the student learns those labels, with its structure chosen by a
+Bayesian search whose objective is *fidelity* to the teacher (1 − agreement, or 1 − R² against
+the teacher's outputs for regression) plus λ·complexity. Fidelity is then measured on held-out
+inputs, and accuracy against the true labels too when they are given, for teacher and student.
+
+Because the student copies the teacher's *decisions*, a teacher trained with a bias (LinnOS's
+false-submit-averse training) is reproduced bias included.
+
+Soft labels: with ``labels="soft"`` a classifier teacher's probabilities (``predict_proba``, else
+``decision_function`` scores) are learned by a *regression* student — the positive-class score
+for binary teachers, the probability vector (multi-output PrDT) for multiclass ones. The student's
+outputs turn back into labels by a decision rule saved with it (``metadata_['distillation']
+['decision']``): a threshold calibrated so that it reproduces the teacher's own labels from the
+teacher's scores (exact for a teacher that thresholds its probability anywhere, biased or not),
+or argmax. :func:`predict_labels` applies it.
+
+Example
+-------
+>>> from sklearn.neural_network import MLPClassifier
+>>> teacher = MLPClassifier().fit(X, y)  # doctest: +SKIP
+>>> student = distill(teacher, X, "prdt", y=y, n_trials=15, random_state=0)  # doctest: +SKIP
+>>> student.metadata_["distillation"]["fidelity"]  # doctest: +SKIP
+0.97
+>>> student.save("student.primo")  # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, is_classifier, is_regressor
+from sklearn.model_selection import train_test_split
+
+from primo.distill.augment import METHODS as AUGMENT_METHODS
+from primo.distill.augment import augment as augment_inputs
+from primo.distill.fidelity import TASKS, accuracy_report, fidelity_report
+from primo.distill.protocols import describe_teacher
+from primo.distill.students import derive_seeds, fit_student, make_student, student_structure
+
+logger = logging.getLogger(__name__)
+
+LABELS = ("hard", "soft")
+
+
+def distill(
+    teacher,
+    X,
+    student="prdt",
+    *,
+    y=None,
+    X_test=None,
+    y_test=None,
+    task: str = "auto",
+    labels: str = "hard",
+    augment: str | None = None,
+    n_augment: int | None = None,
+    noise_scale: float = 0.05,
+    test_size: float = 0.25,
+    search: bool = True,
+    scoring=None,
+    n_trials: int = 20,
+    lam: float = 0.0,
+    gamma: float = 1.0,
+    space=None,
+    student_params: dict | None = None,
+    n_jobs=1,
+    random_state=None,
+    progress: bool = False,
+):
+    """Distill ``teacher`` into an interpretable student; returns the fitted student.
+
+    Parameters
+    ----------
+    teacher : estimator or callable
+        Anything with ``predict(X)`` (plus ``predict_proba``/``decision_function`` for soft labels),
+        or a callable ``f(X) -> (n,)``. It is called on inputs shaped like ``X``.
+    X : array-like of shape (n, d) or DataFrame
+        Inputs the teacher is meant for (e.g. its training inputs).
+    student : "prdt", "pram" or estimator, default "prdt"
+        The student family (classifier or regressor picked to match the task and labels), or an
+        estimator instance (then pass ``space`` when searching, unless it is a Primo model).
+    y : array-like, optional
+        True labels of ``X``; when given, accuracy of teacher and student is reported on the
+        held-out part of ``X``.
+    X_test, y_test : optional
+        Held-out inputs (and true labels). When given, all of ``X`` trains the student and fidelity
+        is measured on ``X_test``; otherwise ``test_size`` of ``X`` is held out.
+    task : {"auto", "classification", "regression"}
+        ``"auto"``: classification when the teacher is a scikit-learn classifier or has
+        ``predict_proba``, regression for a scikit-learn regressor, otherwise decided by the dtype
+        of the teacher's outputs (integers, booleans, strings → classification).
+    labels : {"hard", "soft"}, default "hard"
+        Learn the teacher's labels, or (classification only) its probabilities/scores.
+    augment : {None, "perturb", "marginal", "both"}
+        Generate ``n_augment`` extra training inputs for the teacher to label.
+    n_augment : int, optional
+        Number of generated inputs (default: as many as there are training inputs).
+    noise_scale : float, default 0.05
+        Perturbation noise in quantile units (see :func:`primo.distill.augment.perturb`).
+    test_size : float, default 0.25
+        Fraction of ``X`` held out for fidelity when ``X_test`` is not given.
+    search : bool, default True
+        Bayesian search of the student's structure on the fidelity objective; otherwise the
+        student is fit as given.
+    scoring : optional
+        The search's fidelity loss on the teacher's labels (any ``scoring`` of
+        :class:`primo.search.BayesianSearch`). Default: ``"error"`` (1 − agreement) for
+        classification, ``"1-r2"`` against the teacher for regression, 1 − agreement of the decided
+        labels for soft labels. ``"balanced_accuracy"`` suits teachers that rarely predict a label.
+    n_trials, lam, gamma, space, n_jobs :
+        Passed to :class:`primo.search.BayesianSearch` (S = (1 − fidelity) + λ·C^γ).
+    student_params : dict, optional
+        Parameters for the student (e.g. ``{"max_rounds": 500, "outer_bags": 2}`` for PrAM).
+    random_state : int, optional
+        Seed of the split, the augmentation, the search and the student.
+    progress : bool
+        Show the search's progress bar.
+
+    Returns
+    -------
+    student : fitted estimator
+        With ``metadata_["distillation"]``: ``method`` ("supervised"), ``fidelity`` (held-out),
+        ``held_out`` (full fidelity report), ``accuracy`` (teacher and student against ``y``, or
+        None), ``decision`` (soft labels), ``iterations`` (one entry: fidelity, n_leaves, depth,
+        complexity, n_samples, seconds), ``teacher`` and ``options``.
+
+    Example
+    -------
+    >>> tree = distill(mlp, X_train, "prdt", X_test=X_test, augment="perturb", n_augment=5000)  # doctest: +SKIP
+    >>> tree.save("distilled.primo")  # doctest: +SKIP
+    """
+    start = time.perf_counter()
+    if labels not in LABELS:
+        raise ValueError(f"labels must be one of {LABELS}, got {labels!r}")
+    if augment is not None and augment not in AUGMENT_METHODS:
+        raise ValueError(f"augment must be None or one of {AUGMENT_METHODS}, got {augment!r}")
+    split_seed, augment_seed, search_seed = derive_seeds(random_state, 3)
+    X = _check_inputs(X, "X")
+    oracle = _Teacher(teacher)
+    teacher_labels = oracle.labels(X)
+    task = _resolve_task(teacher, task, teacher_labels)
+    if labels == "soft" and task != "classification":
+        raise ValueError("soft labels are for classifier teachers; a regression teacher's outputs are already soft")
+    y = _check_targets(y, len(X), "y")
+
+    if X_test is None:
+        if not 0 < test_size < 1:
+            raise ValueError(f"test_size must be in (0, 1) when X_test is not given, got {test_size}")
+        train, test = _split(len(X), test_size, teacher_labels if task == "classification" else None, split_seed)
+        X_train, X_test = _take(X, train), _take(X, test)
+        train_labels, test_labels = teacher_labels[train], teacher_labels[test]
+        y_test = None if y is None else y[test]
+        held_out_source = f"{test_size:g} of X"
+    else:
+        X_train, train_labels = X, teacher_labels
+        X_test = _check_inputs(X_test, "X_test")
+        if X_test.shape[1] != X.shape[1]:
+            raise ValueError(f"X_test has {X_test.shape[1]} features but X has {X.shape[1]}")
+        test_labels = oracle.labels(X_test)
+        y_test = _check_targets(y_test, len(X_test), "y_test")
+        held_out_source = "X_test"
+
+    n_generated = 0
+    X_fit, fit_labels = X_train, train_labels
+    if augment is not None:
+        n_generated = len(X_train) if n_augment is None else int(n_augment)
+        generated = augment_inputs(X_train, n_generated, method=augment, scale=noise_scale, random_state=augment_seed)
+        X_fit = _concat(X_train, generated)
+        fit_labels = np.concatenate([train_labels, oracle.labels(generated)])
+        logger.info("augmented %d training inputs with %d %s inputs", len(X_train), n_generated, augment)
+
+    decision = None
+    if labels == "soft":
+        classes = oracle.classes(teacher_labels)
+        targets = oracle.scores(X_fit, len(classes))
+        if targets.ndim == 2 and isinstance(student, str) and student.lower() == "pram":
+            raise ValueError("soft labels of a multiclass teacher need a multi-output student; use 'prdt' or hard labels")
+        decision = _Decision.calibrate(targets[: len(X_train)], train_labels, classes)
+        default_scoring = _DisagreementLoss(decision)
+        student_task = "regression"
+    else:
+        targets = fit_labels
+        default_scoring = "error" if task == "classification" else "1-r2"
+        student_task = task
+
+    estimator = make_student(student, student_task, student_params=student_params, random_state=search_seed)
+    model = fit_student(
+        estimator, X_fit, targets, search=search, scoring=default_scoring if scoring is None else scoring,
+        n_trials=n_trials, lam=lam, gamma=gamma, space=space, n_jobs=n_jobs, random_state=search_seed,
+        progress=progress,
+    )
+
+    def student_labels(inputs):
+        outputs = np.asarray(model.predict(inputs))
+        return decision.apply(outputs) if decision is not None else outputs
+
+    held_out = fidelity_report(test_labels, student_labels(X_test), task)
+    train_fidelity = fidelity_report(train_labels, student_labels(X_train), task)["fidelity"]
+    accuracy = None
+    if y_test is not None:
+        accuracy = {
+            "student": accuracy_report(y_test, student_labels(X_test), task),
+            "teacher": accuracy_report(y_test, test_labels, task),
+        }
+    seconds = time.perf_counter() - start
+    iteration = {
+        "iteration": 1,
+        "fidelity": held_out["fidelity"],
+        "train_fidelity": train_fidelity,
+        **student_structure(model),
+        "n_samples": int(len(X_fit)),
+        "n_augmented": int(n_generated),
+        "seconds": float(seconds),
+    }
+    record = {
+        "method": "supervised",
+        "task": task,
+        "labels": labels,
+        "fidelity": held_out["fidelity"],
+        "held_out": {**held_out, "source": held_out_source},
+        "accuracy": accuracy,
+        "decision": None if decision is None else decision.to_dict(),
+        "iterations": [iteration],
+        "teacher": describe_teacher(teacher),
+        "options": {
+            "student": student if isinstance(student, str) else type(student).__name__,
+            "augment": augment, "n_augment": int(n_generated), "noise_scale": float(noise_scale),
+            "test_size": float(test_size), "search": bool(search), "n_trials": int(n_trials),
+            "scoring": getattr(model, "metadata_", {}).get("search", {}).get("scoring"),
+            "lam": float(lam), "gamma": float(gamma), "random_state": random_state,
+        },
+    }
+    metadata = getattr(model, "metadata_", None)
+    model.metadata_ = {**(metadata or {}), "distillation": record}
+    logger.info(
+        "distilled %s into %s: held-out fidelity %.4f (%s), %d training inputs, %.1f s",
+        record["teacher"]["class"], type(model).__name__, held_out["fidelity"],
+        "agreement" if task == "classification" else "R² vs teacher", len(X_fit), seconds,
+    )
+    return model
+
+
+def predict_labels(model, X) -> np.ndarray:
+    """The labels a distilled student predicts, applying its soft-label decision rule if it has one.
+
+    Example
+    -------
+    >>> predict_labels(primo.load("student.primo"), X)  # doctest: +SKIP
+    """
+    outputs = np.asarray(model.predict(X))
+    decision = (getattr(model, "metadata_", None) or {}).get("distillation", {}).get("decision")
+    return outputs if decision is None else _Decision.from_dict(decision).apply(outputs)
+
+
+# --------------------------------------------------------------------------- teacher
+
+
+class _Teacher:
+    """Labels, classes and soft scores of a supervised teacher, with checked shapes."""
+
+    def __init__(self, teacher):
+        self.teacher = teacher
+        self._predict = getattr(teacher, "predict", None)
+        if not callable(self._predict):
+            if not callable(teacher):
+                raise TypeError(f"a teacher must have predict(X) or be callable; got {type(teacher).__name__}")
+            self._predict = teacher
+
+    def labels(self, X) -> np.ndarray:
+        outputs = np.asarray(self._predict(X))
+        if outputs.ndim == 2 and outputs.shape[1] == 1:
+            outputs = outputs[:, 0]
+        if outputs.shape != (len(X),):
+            raise ValueError(f"the teacher returned shape {outputs.shape} for {len(X)} inputs; expected ({len(X)},)")
+        return outputs
+
+    def classes(self, labels: np.ndarray) -> np.ndarray:
+        classes = getattr(self.teacher, "classes_", None)
+        return np.asarray(classes) if classes is not None else np.unique(labels)
+
+    def scores(self, X, n_classes: int) -> np.ndarray:
+        """Positive-class score (binary) or per-class probabilities/scores (multiclass)."""
+        for method in ("predict_proba", "decision_function"):
+            function = getattr(self.teacher, method, None)
+            if callable(function):
+                break
+        else:
+            raise ValueError("soft labels need a teacher with predict_proba(X) or decision_function(X)")
+        scores = np.asarray(function(X), dtype=float)
+        if method == "predict_proba" and n_classes == 2 and scores.ndim == 2:
+            scores = scores[:, 1]
+        expected = (len(X),) if n_classes == 2 else (len(X), n_classes)
+        if scores.shape != expected:
+            raise ValueError(f"teacher.{method} returned shape {scores.shape}; expected {expected} for {n_classes} classes")
+        if not np.all(np.isfinite(scores)):
+            raise ValueError(f"teacher.{method} returned NaN or infinity")
+        return scores
+
+
+def _resolve_task(teacher, task: str, labels: np.ndarray) -> str:
+    if task != "auto":
+        if task not in TASKS:
+            raise ValueError(f"task must be 'auto' or one of {TASKS}, got {task!r}")
+        return task
+    if isinstance(teacher, BaseEstimator):
+        if is_classifier(teacher):
+            return "classification"
+        if is_regressor(teacher):
+            return "regression"
+    if callable(getattr(teacher, "predict_proba", None)):
+        return "classification"
+    return "classification" if labels.dtype.kind in "biuUSO" else "regression"
+
+
+@dataclass(frozen=True)
+class _Decision:
+    """How a soft-label student's outputs become labels: a threshold (binary) or argmax."""
+
+    classes: np.ndarray
+    threshold: float | None = None
+
+    @classmethod
+    def calibrate(cls, scores: np.ndarray, labels: np.ndarray, classes: np.ndarray) -> "_Decision":
+        if scores.ndim == 2:
+            return cls(classes=classes)
+        return cls(classes=classes, threshold=_best_threshold(scores, labels == classes[1]))
+
+    def apply(self, outputs) -> np.ndarray:
+        outputs = np.asarray(outputs, dtype=float)
+        if self.threshold is None:
+            return self.classes[outputs.argmax(axis=1)]
+        return self.classes[(outputs >= self.threshold).astype(int)]
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": "argmax" if self.threshold is None else "threshold",
+            "threshold": self.threshold,
+            "classes": self.classes.tolist(),
+        }
+
+    @classmethod
+    def from_dict(cls, record: dict) -> "_Decision":
+        return cls(classes=np.asarray(record["classes"]), threshold=record.get("threshold"))
+
+
+def _best_threshold(scores: np.ndarray, positive: np.ndarray) -> float:
+    """The threshold τ for which (score ≥ τ) agrees most often with the teacher's positive labels."""
+    values = np.unique(scores)
+    # Candidate τ: midpoints between consecutive distinct scores, and beyond both ends.
+    candidates = np.concatenate([[values[0] - 1.0], (values[:-1] + values[1:]) / 2, [values[-1] + 1.0]])
+    order = np.argsort(scores, kind="stable")
+    sorted_scores, sorted_positive = scores[order], positive[order].astype(int)
+    below = np.searchsorted(sorted_scores, candidates, side="left")  # rows predicted negative
+    negatives_below = np.concatenate([[0], np.cumsum(1 - sorted_positive)])[below]
+    positives_above = sorted_positive.sum() - np.concatenate([[0], np.cumsum(sorted_positive)])[below]
+    return float(candidates[np.argmax(negatives_below + positives_above)])
+
+
+class _DisagreementLoss:
+    """Search loss for soft-label students: 1 − agreement of decided labels (a picklable callable)."""
+
+    __name__ = "1-fidelity"
+
+    def __init__(self, decision: _Decision):
+        self.decision = decision
+
+    def __call__(self, y_true, y_pred) -> float:
+        return float(np.mean(self.decision.apply(y_true) != self.decision.apply(y_pred)))
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def _check_inputs(X, name: str):
+    if isinstance(X, pd.DataFrame):
+        if X.shape[1] == 0:
+            raise ValueError(f"{name} has no columns")
+        if len(X) < 4:
+            raise ValueError(f"{name} needs at least 4 rows to distill from, got {len(X)}")
+        return X.reset_index(drop=True)
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}")
+    if len(X) < 4:
+        raise ValueError(f"{name} needs at least 4 rows to distill from, got {len(X)}")
+    return X
+
+
+def _check_targets(y, n: int, name: str):
+    if y is None:
+        return None
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.shape != (n,):
+        raise ValueError(f"{name} has shape {y.shape}; expected ({n},), one label per input row")
+    return y
+
+
+def _take(X, rows):
+    return X.iloc[rows].reset_index(drop=True) if isinstance(X, pd.DataFrame) else X[rows]
+
+
+def _concat(X, new):
+    return pd.concat([X, new], ignore_index=True) if isinstance(X, pd.DataFrame) else np.vstack([X, new])
+
+
+def _split(n: int, test_size: float, labels, seed: int):
+    rows = np.arange(n)
+    stratify = None
+    if labels is not None and np.unique(labels, return_counts=True)[1].min() >= 2:
+        stratify = labels
+    return train_test_split(rows, test_size=test_size, random_state=seed, stratify=stratify)
