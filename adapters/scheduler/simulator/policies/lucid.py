@@ -276,7 +276,8 @@ class LucidPolicy(Policy):
                 job.priority = p
         capacity = self._sharing_capacity()
         hosts = self._hosts(pool, capacity) if capacity > 0 else {}
-        n_hosts = sum(len(lst) for by_score in hosts.values() for lst in by_score)
+        n_hosts = {g: sum(map(len, by_score)) for g, by_score in hosts.items()}   # partners left per GPU count
+        any_hosts = sum(n_hosts.values())
         start = self.sim.start
         kept = []
         for pos, entry in enumerate(queue):
@@ -286,16 +287,18 @@ class LucidPolicy(Policy):
                 start(job, pool)
                 if capacity > 0 and self._can_host(job, capacity):
                     self._add_host(hosts, job)
-                    n_hosts += 1
+                    n_hosts[job.gpu_num] = n_hosts.get(job.gpu_num, 0) + 1
+                    any_hosts += 1
                 continue
-            by_score = hosts.get(job.gpu_num) if job.profile is not None else None
-            host = self._pick_host(job, by_score, capacity) if by_score else None
-            if host is not None:
-                n_hosts -= 1
-                start(job, pool, host=host)
-                continue
+            if job.profile is not None and n_hosts.get(job.gpu_num):
+                host = self._pick_host(job, hosts[job.gpu_num], capacity)
+                if host is not None:
+                    n_hosts[job.gpu_num] -= 1
+                    any_hosts -= 1
+                    start(job, pool, host=host)
+                    continue
             kept.append(entry)
-            if not pool.free and not n_hosts:
+            if not pool.free and not any_hosts:
                 kept.extend(queue[pos + 1:])
                 break
         queue[:] = kept
