@@ -167,7 +167,7 @@ def read_swf(path: str | os.PathLike) -> tuple[pd.DataFrame, dict[str, str]]:
 
     Raises
     ------
-    ValueError if a data line has fewer than 18 fields.
+    ValueError if a data line has fewer than 18 fields or a non-numeric one.
 
     Example
     -------
@@ -194,9 +194,19 @@ def read_swf(path: str | os.PathLike) -> tuple[pd.DataFrame, dict[str, str]]:
                     f"{path}:{lineno}: {len(fields)} fields, an SWF job line needs {len(SWF_FIELDS)}")
             rows.append(fields[:len(SWF_FIELDS)])
             extras.append(" ".join(fields[len(SWF_FIELDS):]))
-    records = pd.DataFrame(rows, columns=list(SWF_FIELDS)).apply(pd.to_numeric, errors="coerce")
+    try:
+        values = np.array(rows, dtype=float).reshape(-1, len(SWF_FIELDS))
+    except ValueError as err:
+        raise ValueError(f"{path}: an SWF job line holds a non-numeric field ({err})") from None
+    records = pd.DataFrame(values, columns=list(SWF_FIELDS))
     records["extra"] = extras
     return records, header
+
+
+def _id_strings(ids: pd.Series, missing: str) -> pd.Series:
+    """Integer ids as strings; negative ids (SWF's "unknown") become ``missing``."""
+    text = ids.fillna(-1).astype(np.int64).astype(str)
+    return text.where(ids >= 0, missing)
 
 
 def load_swf(path: str | os.PathLike, *, procs_per_gpu: int = 1, timezone: str | None = None,
@@ -255,11 +265,11 @@ def load_swf(path: str | os.PathLike, *, procs_per_gpu: int = 1, timezone: str |
     if queue_names is not None and queue_names.notna().all():
         vc = queue_names
     else:
-        vc = rec["queue"].map(lambda q: "default" if q < 0 else str(int(q)))
+        vc = _id_strings(rec["queue"], "default")
     df = pd.DataFrame({
         "job_id": rec["job"].astype(np.int64).astype(str),
-        "user": rec["user"].map(lambda u: "" if u < 0 else str(int(u))),
-        "name": executable.map(lambda e: "" if e < 0 else str(int(e))),
+        "user": _id_strings(rec["user"], ""),
+        "name": _id_strings(executable, ""),
         "vc": vc,
         "gpu_num": np.ceil(procs / procs_per_gpu),
         "cpu_num": procs,

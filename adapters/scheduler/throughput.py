@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import mean_absolute_error
 
-from adapters.scheduler.baselines import BASELINE_NAMES, fit_predict_timed, make_baseline
+from adapters.scheduler.baselines import BASELINE_NAMES, fit_predict_timed, make_baseline, make_ebm
 
 logger = logging.getLogger(__name__)
 
@@ -99,8 +99,8 @@ def calendar_features(index: pd.DatetimeIndex, holidays=()) -> pd.DataFrame:
     feats = pd.DataFrame({
         "hour": index.hour,
         "bin_in_hour": index.minute // BIN_MINUTES,
-        "day_of_week": index.dayofweek,
-        "weekend": (index.dayofweek >= 5).astype(int),
+        "day_of_week": index.day_of_week,
+        "weekend": (index.day_of_week >= 5).astype(int),
         "day_of_month": index.day,
     }, index=index)
     if len(holidays):
@@ -208,24 +208,6 @@ def split_train_test(X: pd.DataFrame, y: pd.Series, test_start=TEST_START):
     """
     test = X.index >= pd.Timestamp(test_start)
     return X[~test], X[test], y[~test], y[test]
-
-
-def make_ebm(random_state: int = 0, **params):
-    """A bounded interpret EBM regressor: the stand-in for Primo's PrAM until phase 2.
-
-    Defaults (``max_rounds=2000``, ``outer_bags=2``, ``interactions=10``, one thread) keep a
-    20k-row fit to about a minute on this machine; interpret's own defaults take many minutes.
-
-    Example
-    -------
-    >>> make_ebm().outer_bags
-    2
-    """
-    from interpret.glassbox import ExplainableBoostingRegressor
-
-    settings = {"max_rounds": 2000, "outer_bags": 2, "interactions": 10, "n_jobs": 1,
-                "random_state": random_state, **params}
-    return ExplainableBoostingRegressor(**settings)
 
 
 def evaluate_throughput_models(data_dir, target: str = "submit_gpu_job", *, models=BASELINE_NAMES,
