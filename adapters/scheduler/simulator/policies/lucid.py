@@ -270,10 +270,10 @@ class LucidPolicy(Policy):
             submit = np.fromiter((j.submit_time for j in jobs), dtype=float, count=len(jobs))
             idx = np.fromiter((j.idx for j in jobs), dtype=np.int64, count=len(jobs))
             order = np.lexsort((idx, submit, priority))   # numpy: the sort is most of a pass
-            queue[:] = [(float(priority[k]), jobs[k].submit_time, jobs[k].idx, jobs[k]) for k in order]
             for job, e, p in zip(jobs, est.tolist(), priority.tolist()):
                 self._estimate[job.idx] = e
                 job.priority = p
+            queue[:] = [(jobs[k].priority, jobs[k].submit_time, jobs[k].idx, jobs[k]) for k in order.tolist()]
         capacity = self._sharing_capacity()
         hosts = self._hosts(pool, capacity) if capacity > 0 else {}
         n_hosts = {g: sum(map(len, by_score)) for g, by_score in hosts.items()}   # partners left per GPU count
