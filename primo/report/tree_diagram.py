@@ -12,7 +12,7 @@ from markupsafe import Markup
 from primo.explain.tree import TreeExplanation, TreeNode
 from primo.report.svg import Svg, fmt, truncate
 
-BOX_W, BOX_H, GAP_X, LEVEL_H, MAX_EDGE_PX = 150, 62, 14, 104, 16
+BOX_W, BOX_H, GAP_X, LEVEL_H, MAX_EDGE_PX = 172, 62, 14, 104, 16
 LEAF_COLOURS = ["#dbe9f6", "#fde0c5", "#d9f0d3", "#f2d7e6", "#e6e0f3", "#f7f0c6", "#d4eeee", "#eadccf"]
 
 

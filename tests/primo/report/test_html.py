@@ -2,6 +2,7 @@
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from primo.explain import explain_global
@@ -106,3 +107,20 @@ def test_build_rejects_what_it_cannot_explain(prdt_classifier, linnos):
         build(np.zeros(3))
     with pytest.raises(ValueError, match="feature names do not match"):
         build(prdt_classifier, X.rename(columns={"size_kb": "other"}))
+
+
+@pytest.mark.filterwarnings("ignore:For multiclass we cannot currently visualize pairs")
+def test_multiclass_pram_with_a_nominal_feature(clara):
+    """One line per class in shape plots, one heatmap per class for pairs, categories as points."""
+    from primo import PrAMClassifier
+
+    X, y, _, _ = clara
+    X = X[["R_i", "R_res", "A_e"]].assign(size=pd.cut(X["R_ic"], 3, labels=["small", "medium", "large"]).astype(str))
+    labels = pd.cut(y, [0, 40, 50, 100], labels=["few", "some", "many"]).astype(str)
+    model = PrAMClassifier(max_bins=16, interactions=1, max_rounds=100, outer_bags=2, n_jobs=1).fit(X, labels)
+    report = build(model, X.iloc[:100], labels.iloc[:100], local_rows=1, measure_latency=False)
+    html = report.to_html()
+    assert html.count('data-figure="shape-') == 4 and html.count('data-figure="pair-') == 3 * model.n_interactions_
+    assert html.count("line line-2") >= 4  # the third class's line in every shape plot
+    item = report.local[0]
+    assert "medium" in html and item.class_shown == item.prediction  # explains the predicted class's score
