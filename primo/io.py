@@ -80,7 +80,8 @@ class _Encoder:
             if array.dtype.names:  # structured (e.g. scikit-learn's tree nodes): one dict per field
                 return {
                     "__records__": {name: self.encode(array[name]) for name in array.dtype.names},
-                    "dtype": array.dtype.descr,
+                    # named fields only: ``descr`` would add padding entries that cannot be rebuilt
+                    "dtype": [[name, array.dtype.fields[name][0].str] for name in array.dtype.names],
                 }
             return {"__list__": _finite_list(array), "dtype": array.dtype.str, "shape": list(array.shape)}
         key = str(len(self.arrays))

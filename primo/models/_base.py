@@ -45,7 +45,8 @@ def check_prediction_input(model, X):
     known = getattr(model, "feature_names_in_", None)
     if isinstance(X, pd.DataFrame):
         if known is not None:
-            columns = [str(c) for c in X.columns]
+            X = X.set_axis([str(c) for c in X.columns], axis=1)
+            columns = list(X.columns)
             unknown = [c for c in columns if c not in set(known)]
             missing = [c for c in known if c not in set(columns)]
             if unknown or missing:
@@ -58,8 +59,13 @@ def check_prediction_input(model, X):
     else:
         X = np.asarray(X) if not hasattr(X, "shape") else X
         if X.ndim != 2:
-            raise ValueError(f"expected a 2-D array of shape (n_samples, {model.n_features_in_}), got {X.ndim}-D")
+            raise ValueError(
+                f"expected a 2-D array of shape (n_samples, {model.n_features_in_}), got {X.ndim}-D; "
+                "Reshape your data with X.reshape(1, -1) for a single row"
+            )
         n_columns = X.shape[1]
     if n_columns != model.n_features_in_:
-        raise ValueError(f"X has {n_columns} features, but the model was fit with {model.n_features_in_}")
+        raise ValueError(
+            f"X has {n_columns} features, but {type(model).__name__} is expecting {model.n_features_in_} features as input"
+        )
     return X

@@ -108,12 +108,19 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         y = column_or_1d(y, warn=True)
         if len(y) != X_fit.shape[0]:
             raise ValueError(f"X has {X_fit.shape[0]} rows but y has {len(y)}")
-        y = self._check_target(y)
         self.n_features_in_ = X_fit.shape[1]
         if sample_weight is not None:
             sample_weight = np.asarray(sample_weight, dtype=float)
-            if sample_weight.shape != (len(y),) or not np.all(np.isfinite(sample_weight)):
-                raise ValueError("sample_weight must be a finite 1-D array with one weight per row")
+            if sample_weight.shape != (len(y),) or not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
+                raise ValueError("sample_weight must be a finite, non-negative 1-D array with one weight per row")
+            if not np.any(sample_weight > 0):
+                raise ValueError("all sample weights are zero")
+            # interpret rejects zero weights; a zero-weight row contributes nothing, so drop it.
+            keep = sample_weight > 0
+            if not keep.all():
+                X_fit = X_fit[keep] if not isinstance(X_fit, pd.DataFrame) else X_fit.iloc[np.flatnonzero(keep)]
+                y, sample_weight = y[keep], sample_weight[keep]
+        y = self._check_target(y)
         ebm = self._make_ebm(feature_names)
         ebm.fit(X_fit, y, sample_weight=sample_weight)
         self.ebm_ = ebm
@@ -145,7 +152,8 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
 
     def eval_terms(self, X) -> np.ndarray:
         """Per-term contributions (n_samples, n_terms); intercept + row sum = raw score."""
-        return self.ebm_.eval_terms(check_prediction_input(self, X))
+        X = check_prediction_input(self, X)
+        return self.ebm_.eval_terms(X)
 
     def __str__(self) -> str:
         try:
@@ -208,7 +216,8 @@ class PrAMRegressor(RegressorMixin, _PrAMBase):
 
     def predict(self, X):
         """Predicted values."""
-        return self.ebm_.predict(check_prediction_input(self, X))
+        X = check_prediction_input(self, X)
+        return self.ebm_.predict(X)
 
 
 class PrAMClassifier(ClassifierMixin, _PrAMBase):
@@ -225,12 +234,15 @@ class PrAMClassifier(ClassifierMixin, _PrAMBase):
 
     def predict(self, X):
         """Predicted class labels."""
-        return self.ebm_.predict(check_prediction_input(self, X))
+        X = check_prediction_input(self, X)
+        return self.ebm_.predict(X)
 
     def predict_proba(self, X):
         """Class probabilities, columns in the order of ``classes_``."""
-        return self.ebm_.predict_proba(check_prediction_input(self, X))
+        X = check_prediction_input(self, X)
+        return self.ebm_.predict_proba(X)
 
     def decision_function(self, X):
         """Raw additive score (log-odds for binary problems)."""
-        return self.ebm_.decision_function(check_prediction_input(self, X))
+        X = check_prediction_input(self, X)
+        return self.ebm_.decision_function(X)

@@ -12,7 +12,7 @@ Example
 >>> X, y = load_iris(return_X_y=True)
 >>> tree = PrDTClassifier(ccp_alpha=0.01).fit(X, y)
 >>> tree.n_leaves_, tree.depth_, tree.complexity_
-(5, 3, 15)
+(5, 4, 20)
 """
 from __future__ import annotations
 
@@ -27,6 +27,9 @@ from primo.models._base import PrimoModelMixin
 class _PrDTMixin(PrimoModelMixin):
     def fit(self, X, y, sample_weight=None, check_input=True):
         """Grow the full tree, prune it with ``ccp_alpha``; returns ``self``."""
+        target = np.asarray(y)
+        if target.dtype.kind in "fc" and not np.all(np.isfinite(target)):
+            raise ValueError("y contains NaN or infinity")
         super().fit(X, y, sample_weight=sample_weight, check_input=check_input)
         self.metadata_ = {}
         return self
@@ -98,7 +101,8 @@ class PrDTClassifier(_PrDTMixin, DecisionTreeClassifier):
     criterion : {"gini", "entropy", "log_loss"}, default="gini"
     ccp_alpha : float, default=0.0
         Cost-complexity pruning strength; Primo's search tunes it (log scale).
-    max_depth, min_samples_leaf : optional extra limits on the grown tree (the paper grows it fully).
+    max_depth, min_samples_leaf, min_weight_fraction_leaf : optional extra limits on the grown tree
+        (the paper grows it fully).
     class_weight : dict, "balanced" or None
         Class weights, e.g. ``{1: 4.0}`` to make slow I/Os costlier (LinnOS's biased training).
     monotonic_cst : array-like of {-1, 0, 1}, optional
@@ -119,6 +123,7 @@ class PrDTClassifier(_PrDTMixin, DecisionTreeClassifier):
         ccp_alpha=0.0,
         max_depth=None,
         min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
         class_weight=None,
         monotonic_cst=None,
         random_state=None,
@@ -128,6 +133,7 @@ class PrDTClassifier(_PrDTMixin, DecisionTreeClassifier):
             ccp_alpha=ccp_alpha,
             max_depth=max_depth,
             min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf,
             class_weight=class_weight,
             monotonic_cst=monotonic_cst,
             random_state=random_state,
@@ -152,6 +158,7 @@ class PrDTRegressor(_PrDTMixin, DecisionTreeRegressor):
         ccp_alpha=0.0,
         max_depth=None,
         min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
         monotonic_cst=None,
         random_state=None,
     ):
@@ -160,6 +167,7 @@ class PrDTRegressor(_PrDTMixin, DecisionTreeRegressor):
             ccp_alpha=ccp_alpha,
             max_depth=max_depth,
             min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf,
             monotonic_cst=monotonic_cst,
             random_state=random_state,
         )

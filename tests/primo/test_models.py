@@ -1,0 +1,117 @@
+"""PrDT and PrAM on real data: structure, complexity, printing, input errors, scikit-learn tooling."""
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from primo import PrAMClassifier, PrAMRegressor, PrDTClassifier, PrDTRegressor
+from tests.primo.helpers import clara_ms, linnos_reads
+
+FAST_PRAM = dict(max_rounds=300, outer_bags=2, n_jobs=1)
+
+
+def test_prdt_pruning_shrinks_tree_and_complexity_is_leaves_times_depth(data_dir):
+    X, y, _, _ = clara_ms(data_dir)
+    full = PrDTRegressor(random_state=0).fit(X, y)
+    pruned = PrDTRegressor(ccp_alpha=0.5, random_state=0).fit(X, y)
+    assert pruned.n_leaves_ < full.n_leaves_
+    assert pruned.complexity_ == pruned.n_leaves_ * pruned.depth_
+    assert pruned.n_leaves_ == pruned.get_n_leaves() and pruned.depth_ == pruned.get_depth()
+
+
+def test_prdt_str_prints_rules_with_feature_names(data_dir):
+    X, y, _, _ = clara_ms(data_dir)
+    tree = PrDTRegressor(ccp_alpha=2.0, random_state=0).fit(X, y)
+    text = str(tree)
+    assert f"{tree.n_leaves_} leaves" in text
+    used = {X.columns[i] for i in tree.tree_.feature if i >= 0}
+    assert used and all(name in text for name in used)
+
+
+def test_prdt_class_weight_biases_towards_the_costly_class(data_dir):
+    X, y = linnos_reads(data_dir)
+    plain = PrDTClassifier(ccp_alpha=1e-3, random_state=0).fit(X, y)
+    biased = PrDTClassifier(ccp_alpha=1e-3, class_weight={0: 1.0, 1: 5.0}, random_state=0).fit(X, y)
+    # LinnOS-style biased training predicts "slow" more often: fewer false submits.
+    assert biased.predict(X).mean() > plain.predict(X).mean()
+
+
+def test_prdt_monotonic_constraint_is_respected(data_dir):
+    X, y, _, _ = clara_ms(data_dir)
+    cst = [0] * X.shape[1]
+    cst[list(X.columns).index("A_i")] = 1
+    tree = PrDTRegressor(monotonic_cst=cst, ccp_alpha=0.1, random_state=0).fit(X, y)
+    grid = pd.concat([X.iloc[[0]]] * 50, ignore_index=True)
+    grid["A_i"] = np.linspace(X["A_i"].min(), X["A_i"].max(), 50)
+    assert np.all(np.diff(tree.predict(grid)) >= 0)
+
+
+def test_pram_fits_pairs_and_reports_complexity(data_dir):
+    X, y, X_test, y_test = clara_ms(data_dir)
+    model = PrAMRegressor(interactions=3, max_bins=32, **FAST_PRAM).fit(X, y)
+    assert model.n_interactions_ == 3
+    assert model.complexity_ == (1 + 3) * 32
+    assert np.abs(model.predict(X_test) - y_test).mean() < 4.0  # a constant predictor scores ≈ 6
+    text = str(model)
+    assert "intercept" in text and text.count(" & ") == 3
+
+
+def test_pram_without_pairs_has_complexity_max_bins(data_dir):
+    X, y, _, _ = clara_ms(data_dir)
+    model = PrAMRegressor(interactions=0, max_bins=64, **FAST_PRAM).fit(X, y)
+    assert model.n_interactions_ == 0 and model.complexity_ == 64
+
+
+def test_pram_eval_terms_add_up_to_prediction(data_dir):
+    X, y, X_test, _ = clara_ms(data_dir)
+    model = PrAMRegressor(interactions=2, **FAST_PRAM).fit(X, y)
+    contributions = model.eval_terms(X_test)
+    np.testing.assert_allclose(model.ebm_.intercept_ + contributions.sum(axis=1), model.predict(X_test), rtol=1e-9)
+
+
+def test_pram_classifier_probabilities(data_dir):
+    X, y = linnos_reads(data_dir, n=2000)
+    model = PrAMClassifier(interactions=1, **FAST_PRAM).fit(X, y)
+    proba = model.predict_proba(X)
+    assert proba.shape == (len(X), 2)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert list(model.classes_) == [0, 1]
+
+
+@pytest.mark.parametrize("make", [lambda: PrDTRegressor(), lambda: PrAMRegressor(**FAST_PRAM)])
+def test_bad_inputs_raise_clear_errors(make, data_dir):
+    X, y, X_test, _ = clara_ms(data_dir)
+    model = make()
+    with pytest.raises(NotFittedError):
+        model.predict(X_test)
+    model.fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        model.predict(X_test.to_numpy()[:, :5])
+    renamed = X_test.rename(columns={"A_i": "A_x"})
+    with pytest.raises(ValueError, match="A_x"):
+        model.predict(renamed)
+    y_with_nan = y.astype(float)
+    y_with_nan.iloc[3] = np.nan
+    with pytest.raises(ValueError, match="(?i)nan|infinity"):
+        make().fit(X, y_with_nan)
+
+
+def test_prdt_rejects_nan_with_monotonic_constraint(data_dir):
+    X, y, _, _ = clara_ms(data_dir)
+    X = X.copy()
+    X.iloc[0, 0] = np.nan
+    with pytest.raises(ValueError, match="(?i)nan|missing"):
+        PrDTRegressor(monotonic_cst=[1] + [0] * (X.shape[1] - 1)).fit(X, y)
+
+
+@pytest.mark.parametrize("estimator", [PrDTRegressor(ccp_alpha=0.3), PrAMRegressor(**FAST_PRAM)])
+def test_clone_pipeline_and_cross_val_score(estimator, data_dir):
+    X, y, _, _ = clara_ms(data_dir)
+    assert clone(estimator).get_params() == estimator.get_params()
+    scores = cross_val_score(make_pipeline(StandardScaler(), estimator), X, y, cv=3,
+                             scoring="neg_mean_absolute_error")
+    assert scores.shape == (3,) and np.all(-scores < 5.0)

@@ -1,0 +1,115 @@
+"""Search of S(θ) = P(θ) + λ·C(θ)^γ on real data: objective, history, warm start, parallel runs."""
+import joblib
+import numpy as np
+import pandas as pd
+import pytest
+from skopt.space import Integer, Real
+
+from primo import PrDTClassifier, PrDTRegressor
+from primo.search import BayesianSearch, ComplexityPenalty, GridSearch, RandomSearch, resolve_loss, wmape
+from tests.primo.helpers import clara_ms, linnos_reads
+
+
+def test_objective_adds_weighted_complexity():
+    penalty = ComplexityPenalty(lam=0.01, gamma=0.5)
+    assert penalty.score(0.2, 400) == pytest.approx(0.2 + 0.01 * 20)
+    assert ComplexityPenalty().score(0.3, 1e9) == 0.3
+    with pytest.raises(ValueError, match="lam"):
+        ComplexityPenalty(lam=-1)
+
+
+def test_losses_are_lower_is_better():
+    model = PrDTClassifier().fit([[0], [1], [2], [3]], [0, 0, 1, 1])
+    X, y = [[0], [1], [2], [3]], [0, 1, 1, 1]
+    assert resolve_loss("f1", model)(model, X, y) == pytest.approx(1 - 0.8)
+    assert resolve_loss("accuracy", model)(model, X, y) == pytest.approx(0.25)
+    assert resolve_loss("roc_auc", model).name == "-roc_auc"
+    assert resolve_loss("roc_auc", model)(model, X, y) < 0
+    assert wmape([2, 2], [1, 4]) == pytest.approx(3 / 4)
+    with pytest.raises(ValueError, match="unknown scoring"):
+        resolve_loss("nope", model)
+
+
+def test_default_prdt_space_spans_the_pruning_path(data_dir):
+    X, y, _, _ = clara_ms(data_dir)
+    search = BayesianSearch(PrDTRegressor(random_state=0), n_trials=1, random_state=0).fit(X, y)
+    alpha = search.space_["ccp_alpha"]
+    path = PrDTRegressor(random_state=0).cost_complexity_pruning_path(X, y).ccp_alphas
+    assert alpha.prior == "log-uniform"
+    assert alpha.high == pytest.approx(path.max())
+    assert alpha.high / alpha.low > 1e3  # many orders of magnitude, as the paper needs
+
+
+def test_bayesian_search_beats_unpruned_tree_and_records_history(data_dir):
+    X, y, X_test, y_test = clara_ms(data_dir)
+    search = BayesianSearch(PrDTRegressor(random_state=0), n_trials=12, cv=3, random_state=0).fit(X, y)
+    trials = search.trials_
+    assert len(trials) == 12
+    assert {"ccp_alpha", "loss", "complexity", "score", "fit_time"} <= set(trials.columns)
+    assert search.best_score_ == trials["score"].min()
+    unpruned = PrDTRegressor(random_state=0).fit(X, y)
+    mae = lambda m: np.abs(m.predict(X_test) - y_test).mean()
+    assert mae(search.best_estimator_) < mae(unpruned)
+    history = search.best_estimator_.metadata_["search"]
+    assert history["method"] == "bayesian" and len(history["trials"]) == 12
+
+
+def test_complexity_weight_selects_smaller_trees(data_dir):
+    X, y = linnos_reads(data_dir)
+    plain = BayesianSearch(PrDTClassifier(random_state=0), scoring="f1", n_trials=10, random_state=0).fit(X, y)
+    frugal = BayesianSearch(PrDTClassifier(random_state=0), scoring="f1", lam=1e-3, n_trials=10,
+                            random_state=0).fit(X, y)
+    assert frugal.best_estimator_.complexity_ < plain.best_estimator_.complexity_
+
+
+def test_search_is_reproducible_and_parallel_batches_match(data_dir):
+    X, y, _, _ = clara_ms(data_dir)
+    make = lambda jobs: BayesianSearch(PrDTRegressor(random_state=0), n_trials=8, n_jobs=jobs, batch_size=2,
+                                       random_state=3).fit(X, y).trials_
+    first, second = make(1), make(2)
+    pd.testing.assert_frame_equal(first.drop(columns="fit_time"), second.drop(columns="fit_time"))
+    # constant-liar batches: the two points of a batch are never the same
+    pairs = first["ccp_alpha"].to_numpy().reshape(-1, 2)
+    assert np.all(pairs[:, 0] != pairs[:, 1])
+
+
+def test_random_and_grid_search_share_the_api(data_dir):
+    X, y, _, _ = clara_ms(data_dir)
+    random = RandomSearch(PrDTRegressor(), n_trials=6, random_state=0).fit(X, y)
+    grid = GridSearch(PrDTRegressor(), space={"ccp_alpha": Real(1e-3, 10, prior="log-uniform"),
+                                              "min_samples_leaf": Integer(1, 8)},
+                      n_trials=9, random_state=0).fit(X, y)
+    assert len(random.trials_) == 6 and random.method == "random"
+    assert len(grid.trials_) == 9
+    assert sorted(grid.trials_["min_samples_leaf"].unique()) == [1, 4, 8]
+    assert random.trials_to_reach(random.best_score_) <= 6
+    assert random.trials_to_reach(-1.0) is None
+
+
+def test_warm_start_from_prior_trials_needs_fewer_trials(data_dir):
+    """Yesterday's search (on a subset) guides today's: the prior reaches the cold search's best sooner."""
+    X, y, _, _ = clara_ms(data_dir)
+    yesterday = BayesianSearch(PrDTRegressor(random_state=0), n_trials=15, cv=3, random_state=1).fit(X[:500], y[:500])
+    cold = BayesianSearch(PrDTRegressor(random_state=0), n_trials=12, cv=3, random_state=2).fit(X, y)
+    warm = BayesianSearch(PrDTRegressor(random_state=0), n_trials=12, cv=3, random_state=2,
+                          prior=yesterday).fit(X, y)
+    assert (warm.trials_["source"] == "prior").sum() > 0
+    target = cold.best_score_ * 1.05  # within 5% of what the cold search ends with
+    assert warm.trials_to_reach(target) is not None
+    assert warm.trials_to_reach(target) < cold.trials_to_reach(target)
+
+
+def test_failed_trials_are_recorded_not_fatal(data_dir):
+    X, y, _, _ = clara_ms(data_dir)
+    space = {"min_samples_leaf": Integer(-2, 5)}  # values < 1 are invalid for scikit-learn
+    search = RandomSearch(PrDTRegressor(), space=space, n_trials=12, random_state=0).fit(X, y)
+    assert search.trials_["error"].notna().any()
+    assert search.best_params_["min_samples_leaf"] >= 1
+
+
+def test_bad_search_arguments():
+    with pytest.raises(ValueError, match="n_trials"):
+        BayesianSearch(PrDTRegressor(), n_trials=0).fit(np.zeros((4, 1)), np.arange(4))
+    with pytest.raises(ValueError, match="default search space"):
+        from sklearn.linear_model import Ridge
+        BayesianSearch(Ridge()).fit(np.zeros((4, 1)), np.arange(4))
