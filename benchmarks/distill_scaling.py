@@ -36,7 +36,9 @@ def supervised_table(data_dir, sample_counts, n_trials: int, seed: int) -> pd.Da
     test = pd.read_csv(data_dir / "clara" / "ms_test.csv")
     X, y = train.drop(columns="cores"), train["cores"]
     X_test, y_test = test.drop(columns="cores"), test["cores"]
-    network = make_pipeline(StandardScaler(), MLPRegressor(hidden_layer_sizes=(64, 32), max_iter=300, random_state=seed))
+    network = make_pipeline(
+        StandardScaler(), MLPRegressor(hidden_layer_sizes=(64, 32), max_iter=300, random_state=seed)
+    )
     teacher = TransformedTargetRegressor(network, transformer=StandardScaler()).fit(X, y)
     rows = []
     for n_augment in sample_counts:
@@ -114,7 +116,8 @@ def main(argv: list[str] | None = None) -> None:
     # The search's Gaussian process works on tiny matrices: multi-threaded BLAS only adds contention.
     with threadpool_limits(1):
         print("Supervised distillation: Clara-MS MLP -> PrDT (fidelity = R² vs the MLP on 198 held-out NFs)")
-        print(supervised_table(data_dir, args.samples, args.trials, args.seed).to_string(index=False, float_format="%.4g"))
+        table = supervised_table(data_dir, args.samples, args.trials, args.seed)
+        print(table.to_string(index=False, float_format="%.4g"))
         if not args.skip_viper:
             print(f"\nVIPER: Pensieve actor -> PrDT on HSDPA ({args.eval_episodes} held-out episodes; reward = QoE "
                   "summed over 47 chunks)")

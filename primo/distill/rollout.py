@@ -84,7 +84,8 @@ def _run_episode(policy, make_env, seed, max_steps) -> Episode:
     while not (terminated or truncated):
         obs = _observation(obs)
         action = np.asarray(policy(obs[None, :])).ravel()[0]
-        obs_next, reward, terminated, truncated, _ = env.step(action.item() if isinstance(action, np.generic) else action)
+        action = action.item() if isinstance(action, np.generic) else action  # plain Python for env.step
+        obs_next, reward, terminated, truncated, _ = env.step(action)
         observations.append(obs)
         actions.append(action)
         rewards.append(float(reward))

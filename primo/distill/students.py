@@ -61,7 +61,7 @@ def fit_student(estimator, X, y, sample_weight=None, *, search: bool = True, sco
         fit_kwargs = {} if sample_weight is None else {"sample_weight": sample_weight}
         return clone(estimator).fit(X, y, **fit_kwargs)
     if space is None and isinstance(estimator, _PrDTMixin):
-        space = unpruned_reachable_space(estimator, X, y, sample_weight)
+        space = prdt_space_with_full_tree(estimator, X, y, sample_weight)
     searcher = BayesianSearch(
         estimator, space=space, scoring=scoring, lam=lam, gamma=gamma, n_trials=n_trials, n_jobs=n_jobs,
         random_state=random_state, progress=progress,
@@ -69,7 +69,7 @@ def fit_student(estimator, X, y, sample_weight=None, *, search: bool = True, sco
     return searcher.fit(X, y, sample_weight=sample_weight).best_estimator_
 
 
-def unpruned_reachable_space(estimator, X, y, sample_weight=None) -> dict:
+def prdt_space_with_full_tree(estimator, X, y, sample_weight=None) -> dict:
     """PrDT's default ``ccp_alpha`` range, extended one decade down so the unpruned tree is in it.
 
     :func:`primo.search.prdt_space` starts at the smallest effective α of the pruning path, which

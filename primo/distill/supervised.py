@@ -87,7 +87,7 @@ def distill(
         estimator instance (then pass ``space`` when searching, unless it is a Primo model).
     y : array-like, optional
         True labels of ``X``; when given, accuracy of teacher and student is reported on the
-        held-out part of ``X``.
+        held-out part of ``X`` (unused when ``X_test`` is given: pass ``y_test``).
     X_test, y_test : optional
         Held-out inputs (and true labels). When given, all of ``X`` trains the student and fidelity
         is measured on ``X_test``; otherwise ``test_size`` of ``X`` is held out.
@@ -180,7 +180,9 @@ def distill(
         classes = oracle.classes(teacher_labels)
         targets = oracle.scores(X_fit, len(classes))
         if targets.ndim == 2 and isinstance(student, str) and student.lower() == "pram":
-            raise ValueError("soft labels of a multiclass teacher need a multi-output student; use 'prdt' or hard labels")
+            raise ValueError(
+                "soft labels of a multiclass teacher need a multi-output student; use 'prdt' or hard labels"
+            )
         decision = _Decision.calibrate(targets[: len(X_train)], train_labels, classes)
         default_scoring = _DisagreementLoss(decision)
         student_task = "regression"
@@ -297,7 +299,9 @@ class _Teacher:
             scores = scores[:, 1]
         expected = (len(X),) if n_classes == 2 else (len(X), n_classes)
         if scores.shape != expected:
-            raise ValueError(f"teacher.{method} returned shape {scores.shape}; expected {expected} for {n_classes} classes")
+            raise ValueError(
+                f"teacher.{method} returned shape {scores.shape}; expected {expected} for {n_classes} classes"
+            )
         if not np.all(np.isfinite(scores)):
             raise ValueError(f"teacher.{method} returned NaN or infinity")
         return scores

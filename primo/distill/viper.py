@@ -172,56 +172,49 @@ class ViperDistiller:
         states, actions, weights = [], [], []
         self.students_, records = [], []
         student = None
-        bar = tqdm(range(1, int(self.n_iterations) + 1), desc="VIPER", disable=not self.progress)
-        for iteration in bar:
-            iteration_start = time.perf_counter()
-            policy = oracle if student is None else student_policy(student)
-            seeds = train_rng.integers(_EVAL_SEED_LIMIT, _SEED_LIMIT, size=int(self.episodes_per_iteration))
-            episodes = rollout(policy, make_env, seeds, max_steps=self.max_steps, n_jobs=self.n_jobs)
-            new_states = _states(episodes)
-            states.append(new_states)
-            actions.append(oracle.actions(new_states))
-            weights.append(oracle.state_importance(new_states, self.weighting_))
+        with tqdm(total=int(self.n_iterations), desc="VIPER", disable=not self.progress) as bar:
+            for iteration in range(1, int(self.n_iterations) + 1):
+                iteration_start = time.perf_counter()
+                policy = oracle if student is None else student_policy(student)
+                seeds = train_rng.integers(_EVAL_SEED_LIMIT, _SEED_LIMIT, size=int(self.episodes_per_iteration))
+                episodes = rollout(policy, make_env, seeds, max_steps=self.max_steps, n_jobs=self.n_jobs)
+                new_states = _states(episodes)
+                states.append(new_states)
+                actions.append(oracle.actions(new_states))
+                weights.append(oracle.state_importance(new_states, self.weighting_))
 
-            X, y, sample_weight = self._training_set(
-                np.concatenate(states), np.concatenate(actions), np.concatenate(weights), sample_rng
-            )
-            estimator = make_student(self.student, "classification", student_params=self.student_params,
-                                     random_state=search_seed)
-            student = fit_student(
-                estimator, _frame(X, names), y, sample_weight, search=self.search, scoring="error",
-                n_trials=self.n_trials, lam=self.lam, gamma=self.gamma, space=self.space, n_jobs=self.n_jobs,
-                random_state=search_seed + iteration,
-            )
-            self.students_.append(student)
+                X, y, sample_weight = self._training_set(
+                    np.concatenate(states), np.concatenate(actions), np.concatenate(weights), sample_rng
+                )
+                estimator = make_student(self.student, "classification", student_params=self.student_params,
+                                         random_state=search_seed)
+                student = fit_student(
+                    estimator, _frame(X, names), y, sample_weight, search=self.search, scoring="error",
+                    n_trials=self.n_trials, lam=self.lam, gamma=self.gamma, space=self.space, n_jobs=self.n_jobs,
+                    random_state=search_seed + iteration,
+                )
+                self.students_.append(student)
 
-            policy = student_policy(student)
-            evaluation = rollout(policy, make_env, self.eval_seeds_, max_steps=self.max_steps, n_jobs=self.n_jobs)
-            visited = _states(evaluation)
-            rewards = np.array([e.total_reward for e in evaluation])
-            record = {
-                "iteration": iteration,
-                "rollout_policy": "teacher" if iteration == 1 else "student",
-                "rollout_reward": float(np.mean([e.total_reward for e in episodes])),
-                "reward": float(rewards.mean()),
-                "reward_std": float(rewards.std()),
-                "fidelity": float(np.mean(np.concatenate([e.actions for e in evaluation]) == oracle.actions(visited))),
-                "fidelity_teacher_states": float(np.mean(policy(teacher_states) == teacher_actions)),
-                **student_structure(student),
-                "n_states": int(sum(len(s) for s in states)),
-                "n_new_states": int(len(new_states)),
-                "n_samples": int(len(y) if sample_weight is None else sample_weight.sum()),
-                "seconds": float(time.perf_counter() - iteration_start),
-            }
-            records.append(record)
-            logger.info(
-                "iteration %d: reward %.4f (teacher %.4f), fidelity %.4f, %s leaves, depth %s, %d samples, %.1f s",
-                iteration, record["reward"], self.teacher_reward_, record["fidelity"], record["n_leaves"],
-                record["depth"], record["n_samples"], record["seconds"],
-            )
-            bar.set_postfix(reward=f"{record['reward']:.3f}", fidelity=f"{record['fidelity']:.3f}",
-                            leaves=record["n_leaves"])
-        bar.close()
+                record = {
+                    "iteration": iteration,
+                    "rollout_policy": "teacher" if iteration == 1 else "student",
+                    "rollout_reward": float(np.mean([e.total_reward for e in episodes])),
+                    **self._evaluate(student, oracle, make_env, teacher_states, teacher_actions),
+                    **student_structure(student),
+                    "n_states": int(sum(len(s) for s in states)),
+                    "n_new_states": int(len(new_states)),
+                    "n_samples": int(len(y) if sample_weight is None else sample_weight.sum()),
+                    "seconds": float(time.perf_counter() - iteration_start),
+                }
+                records.append(record)
+                logger.info(
+                    "iteration %d: reward %.4f (teacher %.4f), fidelity %.4f, %s leaves, depth %s, %d samples, %.1f s",
+                    iteration, record["reward"], self.teacher_reward_, record["fidelity"], record["n_leaves"],
+                    record["depth"], record["n_samples"], record["seconds"],
+                )
+                bar.set_postfix(reward=f"{record['reward']:.3f}", fidelity=f"{record['fidelity']:.3f}",
+                                leaves=record["n_leaves"])
+                bar.update()
 
         self.history_ = pd.DataFrame(records)
         best = max(records, key=lambda r: (r["reward"], r["fidelity"], -(r["complexity"] or 0.0), -r["iteration"]))
@@ -250,6 +243,19 @@ class ViperDistiller:
         return self
 
     # ------------------------------------------------------------------ helpers
+    def _evaluate(self, student, oracle, make_env, teacher_states, teacher_actions) -> dict:
+        """Held-out reward of the student, and its agreement with the teacher on both state sets."""
+        policy = student_policy(student)
+        evaluation = rollout(policy, make_env, self.eval_seeds_, max_steps=self.max_steps, n_jobs=self.n_jobs)
+        rewards = np.array([e.total_reward for e in evaluation])
+        student_actions = np.concatenate([e.actions for e in evaluation])
+        return {
+            "reward": float(rewards.mean()),
+            "reward_std": float(rewards.std()),
+            "fidelity": float(np.mean(student_actions == oracle.actions(_states(evaluation)))),
+            "fidelity_teacher_states": float(np.mean(policy(teacher_states) == teacher_actions)),
+        }
+
     def _check_params(self) -> None:
         for name in ("n_iterations", "episodes_per_iteration"):
             if int(getattr(self, name)) < 1:

@@ -43,7 +43,8 @@ def test_per_iteration_log_and_metadata(viper):
 def test_best_policy_saves_as_a_primo_model_with_named_rules(tmp_path, viper):
     reloaded = primo.load(viper.best_student_.save(tmp_path / "policy.primo"))
     assert isinstance(reloaded, PrDTClassifier)
-    assert reloaded.metadata_["distillation"]["iterations"] == viper.best_student_.metadata_["distillation"]["iterations"]
+    saved = viper.best_student_.metadata_["distillation"]
+    assert reloaded.metadata_["distillation"]["iterations"] == saved["iterations"]
     assert "position" in str(reloaded) and "goal" in str(reloaded)  # names from env.feature_names
 
 
@@ -70,6 +71,20 @@ def test_bad_settings_are_named():
     with pytest.raises(ValueError, match="n_iterations must be >= 1"):
         ViperDistiller(n_iterations=0).fit(CorridorQTeacher(), make_corridor)
     with pytest.raises(ValueError, match="3 feature names for observations with 2 entries"):
-        ViperDistiller(n_iterations=1, feature_names=["a", "b", "c"], search=False).fit(CorridorQTeacher(), make_corridor)
+        ViperDistiller(n_iterations=1, feature_names=["a", "b", "c"], search=False).fit(
+            CorridorQTeacher(), make_corridor
+        )
     with pytest.raises(ValueError, match="weighting='q' needs"):
         ViperDistiller(weighting="q").fit(CorridorSoftTeacher(), make_corridor)
+
+
+def test_additive_student_acts_through_named_features():
+    distiller = ViperDistiller(
+        "pram", n_iterations=1, episodes_per_iteration=10, eval_episodes=3, search=False, random_state=0,
+        student_params=dict(max_rounds=100, outer_bags=1, interactions=0, n_jobs=1),
+    ).fit(CorridorQTeacher(), make_corridor)
+    student = distiller.best_student_
+    assert type(student).__name__ == "PrAMClassifier" and student.feature_names_ == ["position", "goal"]
+    record = student.metadata_["distillation"]["iterations"][0]
+    assert record["n_leaves"] is None and record["complexity"] == student.complexity_
+    assert 0.0 <= record["fidelity"] <= 1.0
