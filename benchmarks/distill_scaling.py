@@ -19,7 +19,6 @@ import logging
 import time
 import warnings
 
-import numpy as np
 import pandas as pd
 from sklearn.compose import TransformedTargetRegressor
 from sklearn.neural_network import MLPRegressor
