@@ -259,7 +259,6 @@ class Simulator:
     def _stop(self, job: SimJob) -> None:
         self._release(job)
         job.state = JobState.WAITING
-        job.wait_start = self.now
 
     def _complete(self, job: SimJob) -> None:
         tol = _EPS * max(1.0, job.duration + job.overhead)

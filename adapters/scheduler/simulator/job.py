@@ -30,7 +30,7 @@ class SimJob:
         "idx", "job_id", "user", "name", "vc", "gpu_num", "cpu_num", "submit_time", "duration",
         "true_profile", "profile", "state", "pool", "gpus", "partner", "remaining", "speed",
         "last_update", "version", "epoch", "first_start", "end_time", "run_time", "attained",
-        "run_start", "wait_start", "preemptions", "overhead", "packed_time", "profiled",
+        "run_start", "preemptions", "overhead", "packed_time", "profiled",
         "finished_in_profiler", "priority", "level",
     )
 
@@ -61,7 +61,6 @@ class SimJob:
         self.run_time = 0.0         # wall time spent running (anywhere)
         self.attained = 0.0         # GPU-seconds of wall time run (Tiresias' attained service)
         self.run_start = float("nan")
-        self.wait_start = submit_time
         self.preemptions = 0
         self.overhead = 0.0         # exclusive-seconds added by restarts
         self.packed_time = 0.0      # wall time spent sharing GPUs

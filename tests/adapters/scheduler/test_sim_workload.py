@@ -146,7 +146,7 @@ def test_lucid_strategy_uses_a_pluggable_forecast(catalog):
 
     jobs = random_jobs(200, seed=1)
     policy = LucidPolicy(throughput_forecast=Counting(0))
-    r = Simulator(jobs, {"vc": 2}, policy, catalog=catalog, profiles=assign_profiles(jobs, catalog)).run()
+    Simulator(jobs, {"vc": 2}, policy, catalog=catalog, profiles=assign_profiles(jobs, catalog)).run()
     assert Counting.calls > 0
     assert set(policy.capacity_bins) <= {0, 2}
     assert policy.capacity_bins.get(0, 0) > 0   # forecast 0 switches sharing off
