@@ -4,11 +4,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import clone
 
-from skopt.space import Real
-
 from primo.models import PrAMClassifier, PrAMRegressor, PrDTClassifier, PrDTRegressor
-from primo.models.prdt import _PrDTMixin
-from primo.search import BayesianSearch, prdt_space
+from primo.search import BayesianSearch
 
 _FAMILIES = {
     ("prdt", "classification"): PrDTClassifier,
@@ -60,24 +57,11 @@ def fit_student(estimator, X, y, sample_weight=None, *, search: bool = True, sco
     if not search:
         fit_kwargs = {} if sample_weight is None else {"sample_weight": sample_weight}
         return clone(estimator).fit(X, y, **fit_kwargs)
-    if space is None and isinstance(estimator, _PrDTMixin):
-        space = prdt_space_with_full_tree(estimator, X, y, sample_weight)
     searcher = BayesianSearch(
         estimator, space=space, scoring=scoring, lam=lam, gamma=gamma, n_trials=n_trials, n_jobs=n_jobs,
         random_state=random_state, progress=progress,
     )
     return searcher.fit(X, y, sample_weight=sample_weight).best_estimator_
-
-
-def prdt_space_with_full_tree(estimator, X, y, sample_weight=None) -> dict:
-    """PrDT's default ``ccp_alpha`` range, extended one decade down so the unpruned tree is in it.
-
-    :func:`primo.search.prdt_space` starts at the smallest effective α of the pruning path, which
-    already prunes the last split; a student copying a deterministic teacher is often best with
-    every split, so distillation lets the search reach below it.
-    """
-    dimension = prdt_space(estimator, X, y, sample_weight)["ccp_alpha"]
-    return {"ccp_alpha": Real(dimension.low / 10, dimension.high, prior="log-uniform", name="ccp_alpha")}
 
 
 def student_structure(model) -> dict:

@@ -14,8 +14,9 @@ def prdt_space(estimator, X, y, sample_weight=None) -> dict:
 
     The useful α differs by orders of magnitude between systems (the paper finds 1e-5..1e-2 for
     LinnOS), and for regression it is in squared target units, so the bounds come from the data:
-    the cost-complexity pruning path of the full tree, from its smallest effective α up to the α
-    that prunes to the root.
+    the cost-complexity pruning path of the full tree, from a decade below its smallest effective α
+    (so the unpruned tree stays reachable: the smallest effective α already removes a split) up to
+    the α that prunes to the root.
     """
     full = clone(estimator).set_params(ccp_alpha=0.0)
     path = full.cost_complexity_pruning_path(X, y, sample_weight=sample_weight)
@@ -26,7 +27,7 @@ def prdt_space(estimator, X, y, sample_weight=None) -> dict:
         low = 1e-8
     else:
         high = float(alphas.max())
-        low = float(max(alphas.min(), high * 1e-7))
+        low = float(max(alphas.min() / 10, high * 1e-8))
     if low >= high:
         low = high / 1e3
     return {"ccp_alpha": Real(low, high, prior="log-uniform", name="ccp_alpha")}

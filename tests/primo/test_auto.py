@@ -1,0 +1,42 @@
+"""Automatic model selection against stated requirements, on real data."""
+import pytest
+
+from primo import PrAMClassifier, PrDTClassifier, PrimoClassifier, PrimoRegressor, RequirementsNotMetError
+from tests.primo.helpers import clara_ms, linnos_reads
+
+FAST = {"pram": {"max_rounds": 200, "outer_bags": 1, "n_jobs": 1}}
+
+
+def test_selects_a_model_meeting_the_complexity_budget(data_dir):
+    X, y = linnos_reads(data_dir, n=2000)
+    auto = PrimoClassifier(scoring="f1", n_trials=4, max_complexity=600, family_params=FAST, random_state=0).fit(X, y)
+    report = auto.selection_report_
+    assert set(report["family"]) == {"prdt", "pram"}
+    assert report["selected"].sum() == 1
+    # every PrAM has complexity >= max_bins >= 8 per pair term; the winner must respect the budget
+    assert auto.best_estimator_.complexity_ <= 600
+    assert isinstance(auto.best_estimator_, (PrDTClassifier, PrAMClassifier))
+    assert (report["latency_us"] > 0).all()
+    assert auto.predict(X).shape == (len(X),)
+    assert auto.best_estimator_.metadata_["selection"]
+
+
+def test_impossible_requirements_say_which_and_by_how_much(data_dir):
+    X, y, _, _ = clara_ms(data_dir)
+    with pytest.raises(RequirementsNotMetError) as excinfo:
+        PrimoRegressor(n_trials=3, max_loss=0.01, max_latency_us=0.001, family_params=FAST, random_state=0).fit(X, y)
+    message = str(excinfo.value)
+    assert "prdt:" in message and "pram:" in message
+    assert "max_loss 0.01 by" in message and "max_latency_us 0.001 by" in message
+
+
+def test_min_score_needs_a_score_like_metric(data_dir):
+    X, y, _, _ = clara_ms(data_dir)
+    with pytest.raises(ValueError, match="max_loss"):
+        PrimoRegressor(scoring="mae", min_score=0.5, n_trials=2, families=("prdt",)).fit(X, y)
+
+
+def test_unknown_family_is_rejected(data_dir):
+    X, y, _, _ = clara_ms(data_dir)
+    with pytest.raises(ValueError, match="families"):
+        PrimoRegressor(families=("svm",)).fit(X, y)
