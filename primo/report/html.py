@@ -40,7 +40,7 @@ def environment() -> Environment:
                       undefined=StrictUndefined, trim_blocks=False, lstrip_blocks=False)
     env.filters.update(
         fmt=fmt,
-        fmt_repr=lambda v: repr(v) if isinstance(v, str) else fmt(v) if not isinstance(v, (list, dict, tuple)) else repr(v),
+        fmt_repr=lambda v: repr(v) if isinstance(v, (str, list, dict, tuple)) else fmt(v),
         fmt_short=_fmt_short,
         record_keys=_record_keys,
         is_records=lambda v: isinstance(v, list) and bool(v) and all(isinstance(r, dict) for r in v),

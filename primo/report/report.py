@@ -13,11 +13,14 @@ from primo.explain import (
     CounterfactualView,
     ModelCard,
     as_counterfactual,
+    explain_additive_rows,
     explain_global,
     explain_local,
+    explain_tree_rows,
     model_card,
 )
 from primo.io import atomic_write_bytes
+from primo.models._base import check_prediction_input
 
 logger = logging.getLogger(__name__)
 
@@ -115,14 +118,9 @@ def build(model, X=None, y=None, *, baselines=None, title: str | None = None, lo
         raise TypeError(f"expected a fitted PrDT or PrAM model, got {type(model).__name__}")
     check_is_fitted(model)
     if X is not None and isinstance(X, pd.DataFrame):
-        from primo.models._base import check_prediction_input
-
         X = check_prediction_input(model, X)
     card = model_card(model, X, y, baselines=baselines, measure_latency=measure_latency)
     if isinstance(local_rows, pd.DataFrame):
-        from primo.explain import explain_additive_rows, explain_tree_rows
-        from primo.models._base import check_prediction_input
-
         rows = check_prediction_input(model, local_rows)
         labels = [str(label) for label in rows.index]
         local = (explain_additive_rows(model, rows, labels) if hasattr(model, "ebm_")

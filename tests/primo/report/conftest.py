@@ -2,6 +2,7 @@
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from primo import PrAMRegressor
@@ -45,7 +46,7 @@ def counterfactual(clara, edited_pram):  # noqa: F811
         x=x, desired=50,
         neighbors=neighbors.assign(distance=np.linalg.norm(neighbors - x, axis=1), prediction=edited_pram.predict(neighbors)),
         differences=neighbors - x,
-        term_deltas=__import__("pandas").DataFrame(deltas, columns=edited_pram.term_names_, index=neighbors.index))
+        term_deltas=pd.DataFrame(deltas, columns=edited_pram.term_names_, index=neighbors.index))
 
 
 @pytest.fixture(scope="session")
