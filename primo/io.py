@@ -169,6 +169,8 @@ def atomic_write_bytes(path: str | os.PathLike, payload: bytes) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        # mkstemp creates 0600; give the file the mode it had, or the one a plain open() would give.
+        os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_current_umask())
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
             handle.flush()
@@ -179,6 +181,12 @@ def atomic_write_bytes(path: str | os.PathLike, payload: bytes) -> Path:
             os.unlink(tmp)
         raise
     return path
+
+
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def save_model(model, path: str | os.PathLike) -> Path:
