@@ -136,7 +136,15 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         model = clone(search.estimator).set_params(**params)
         model.fit(X, y, **({} if sample_weight is None else {"sample_weight": sample_weight}))
         model.metadata_["search"] = search.history()
-        latency = single_row_latency_us(model.predict, X)
+        # The latency that matters is the deployed path: Primo's compiled single-row predictor
+        # (what the exports embed); the public predict (mostly input validation) is reported too.
+        from primo.export import compile_python, encode_categories, model_tables
+
+        tables = model_tables(model)
+        fast_predict = compile_python(tables)
+        rows = encode_categories(tables, X)
+        latency = single_row_latency_us(lambda row: fast_predict(row[0]), rows)
+        predict_latency = single_row_latency_us(model.predict, X)
         self.candidates_[family] = model
 
         failures = []
@@ -160,6 +168,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
             "score": float(best["score"]),
             "complexity": complexity,
             "latency_us": latency,
+            "predict_latency_us": predict_latency,
             "satisfies": not failures,
             "reason": "; ".join(failures),
         }
@@ -188,7 +197,9 @@ class PrimoClassifier(ClassifierMixin, _PrimoAutoBase):
     ----------
     families : tuple of {"prdt", "pram"}
     scoring : validation loss (see :func:`primo.search.resolve_loss`), default error rate.
-    max_latency_us : float, optional — measured single-row ``predict`` latency limit.
+    max_latency_us : float, optional — limit on the measured single-row latency of the deployed
+        path (Primo's compiled predictor, as embedded by :mod:`primo.export`); the public
+        ``predict`` latency is reported beside it.
     min_score : float, optional — minimum validation score (accuracy, F1, R² or a scorer).
     max_loss : float, optional — maximum validation loss (e.g. MAE).
     max_complexity : float, optional — limit on C (leaves × depth, or (1 + pairs) × bins).
