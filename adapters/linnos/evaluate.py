@@ -172,10 +172,12 @@ def evaluate_trace(path: Path, history: str, epochs: int, seed: int = 0) -> tupl
     result["c_inference"] = {
         "linnos_ns": net_timing.ns_per_prediction,
         "linnos_min_ns": net_timing.min_ns_per_prediction,
-        "linnos_c_matches_quantized": bool(np.array_equal(net_timing.predictions, models["net"].predict(X_test))),
+        "linnos_c_matches_quantized": bool(
+            np.array_equal(net_timing.predictions, models["net"].predict(X_test))),
         "tree_ns": tree_timing.ns_per_prediction,
         "tree_min_ns": tree_timing.min_ns_per_prediction,
-        "tree_c_matches_sklearn": bool(np.array_equal(tree_timing.predictions, models["tree"].predict(X_test))),
+        "tree_c_matches_sklearn": bool(
+            np.array_equal(tree_timing.predictions, models["tree"].predict(X_test))),
     }
     device = DeviceModels(
         path.name, test, models["threshold"], models["net"], models["tree"],
@@ -194,7 +196,8 @@ def _p85_extras(X_train, y_train, X_test, y_test, net, tree, epochs, seed) -> di
     return {
         "linnos_unbiased": {**_scores(y_test, unbiased, X_test), **_train_times(unbiased)},
         "noisy_test": {"linnos": _scores(y_test, net, noisy), "tree": _scores(y_test, tree, noisy)},
-        "train_10pct": {"linnos": _scores(y_test, small_net, X_test), "tree": _scores(y_test, small_tree, X_test)},
+        "train_10pct": {"linnos": _scores(y_test, small_net, X_test),
+                        "tree": _scores(y_test, small_tree, X_test)},
     }
 
 
@@ -210,8 +213,10 @@ def simulate(devices: list[DeviceModels]) -> dict:
             array = [ReplicaDevice(f"{d.name}+{off}us", d.test, off) for d, off in members]
             policies = [
                 BASE,
-                FailoverPolicy("LinnOS", [d.net for d, _ in members], np.mean([d.net_cost_us for d, _ in members])),
-                FailoverPolicy("Tree", [d.tree for d, _ in members], np.mean([d.tree_cost_us for d, _ in members])),
+                FailoverPolicy("LinnOS", [d.net for d, _ in members],
+                               np.mean([d.net_cost_us for d, _ in members])),
+                FailoverPolicy("Tree", [d.tree for d, _ in members],
+                               np.mean([d.tree_cost_us for d, _ in members])),
                 FailoverPolicy("Oracle", [OraclePredictor(d.test, d.threshold_us) for d, _ in members]),
             ]
             results = simulate_array(array, policies)
@@ -253,41 +258,48 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 def format_results(results: dict) -> str:
-    """Plain-text tables of the headline numbers."""
+    """Plain-text tables of the headline numbers (classification, C cost, simulation)."""
     lines = [f"history={results['history']} epochs={results['epochs']}", "",
-             "trace | rule | thr_us (pct) | model | false_submit | false_revoke | F1 | train_cpu_s"]
+             "trace | rule | thr_us (train pct) | model | false_submit | false_revoke | F1 | train_cpu_s"]
     for t in results["traces"]:
-        short = t["trace"].replace("tencent.cut.per_50k.", "").replace(".trace", "")
-        for rule in LABEL_RULES:
-            e = t[rule]
-            rows = [("LinnOS", e["linnos"]), ("LinnOS-int", e["linnos_quantized"]), ("Tree", e["tree"])]
-            if "linnos_unbiased" in e:
-                rows += [("LinnOS-unbiased", e["linnos_unbiased"]),
-                         ("LinnOS-noisy", e["noisy_test"]["linnos"]), ("Tree-noisy", e["noisy_test"]["tree"]),
-                         ("LinnOS-10%", e["train_10pct"]["linnos"]), ("Tree-10%", e["train_10pct"]["tree"])]
-            for name, s in rows:
-                lines.append(
-                    f"{short} | {rule} | {e['threshold_us']:.0f} ({e['threshold_percentile']:.1f}) | {name} | "
-                    f"{s['false_submit_rate']:.3f} | {s['false_revoke_rate']:.3f} | {s['f1_slow']:.3f} | "
-                    f"{s.get('train_cpu_s', float('nan')):.1f}"
-                )
-            lines.append(f"{short} | {rule} | tree: {e['tree']['leaves']} leaves, depth {e['tree']['depth']}, "
-                         f"alpha {e['tree']['ccp_alpha']:.2e}, features {e['tree']['features_used']}")
-        c = t["c_inference"]
-        lines.append(f"{short} | C cost ns: LinnOS {c['linnos_ns']:.0f} (min {c['linnos_min_ns']:.0f}), "
-                     f"tree {c['tree_ns']:.1f}; C==python: {c['linnos_c_matches_quantized']}, {c['tree_c_matches_sklearn']}")
+        lines += _classification_lines(_short(t["trace"]), t)
     for layout, arrays in results["simulation"].items():
-        lines += ["", f"simulation ({layout}) | policy | mean_us | p90 | p95 | p99 | p99.9 | p99.99 | mean vs base | revoked"]
+        lines += ["", f"simulation ({layout}) | policy | mean_us | p90 | p95 | p99 | p99.9 | p99.99 | "
+                      "mean vs base | revoked"]
         for primary, policies in arrays.items():
-            short = primary.replace("tencent.cut.per_50k.", "").replace(".trace", "")
             for name in ("Base", "LinnOS", "Tree", "Oracle"):
                 s = policies[name]
-                lines.append(
-                    f"{short} | {name} | {s['mean_us']:.0f} | {s['p90_us']:.0f} | {s['p95_us']:.0f} | "
-                    f"{s['p99_us']:.0f} | {s['p99.9_us']:.0f} | {s['p99.99_us']:.0f} | "
-                    f"{s['mean_vs_base']:.3f} | {s['revoked_fraction']:.3f}"
-                )
+                tail = " | ".join(f"{s[f'p{q}_us']:.0f}" for q in ("90", "95", "99", "99.9", "99.99"))
+                lines.append(f"{_short(primary)} | {name} | {s['mean_us']:.0f} | {tail} | "
+                             f"{s['mean_vs_base']:.3f} | {s['revoked_fraction']:.3f}")
     return "\n".join(lines)
+
+
+def _classification_lines(short: str, t: dict) -> list[str]:
+    lines = []
+    for rule in LABEL_RULES:
+        e = t[rule]
+        rows = [("LinnOS", e["linnos"]), ("LinnOS-int", e["linnos_quantized"]), ("Tree", e["tree"])]
+        if "linnos_unbiased" in e:
+            rows += [("LinnOS-unbiased", e["linnos_unbiased"]),
+                     ("LinnOS-noisy", e["noisy_test"]["linnos"]), ("Tree-noisy", e["noisy_test"]["tree"]),
+                     ("LinnOS-10%", e["train_10pct"]["linnos"]), ("Tree-10%", e["train_10pct"]["tree"])]
+        head = f"{short} | {rule} | {e['threshold_us']:.0f} ({e['threshold_percentile']:.1f})"
+        for name, s in rows:
+            lines.append(f"{head} | {name} | {s['false_submit_rate']:.3f} | {s['false_revoke_rate']:.3f} | "
+                         f"{s['f1_slow']:.3f} | {s.get('train_cpu_s', float('nan')):.1f}")
+        tree = e["tree"]
+        lines.append(f"{head} | tree: {tree['leaves']} leaves, depth {tree['depth']}, "
+                     f"alpha {tree['ccp_alpha']:.2e}, features {tree['features_used']}")
+    c = t["c_inference"]
+    lines.append(f"{short} | C ns/prediction: LinnOS {c['linnos_ns']:.0f} (min {c['linnos_min_ns']:.0f}), "
+                 f"tree {c['tree_ns']:.1f}; C == Python: {c['linnos_c_matches_quantized']}, "
+                 f"{c['tree_c_matches_sklearn']}")
+    return lines
+
+
+def _short(trace_name: str) -> str:
+    return trace_name.replace("tencent.cut.per_50k.", "").replace(".trace", "")
 
 
 if __name__ == "__main__":
