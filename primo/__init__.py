@@ -16,6 +16,7 @@ from primo.models import (
     PrimoRegressor,
     RequirementsNotMetError,
 )
+from primo.parallel import map_jobs, parallel_backend
 
 __all__ = [
     "PrAMClassifier",
@@ -27,4 +28,6 @@ __all__ = [
     "RequirementsNotMetError",
     "load",
     "ModelFileError",
+    "parallel_backend",
+    "map_jobs",
 ]

@@ -39,13 +39,34 @@ def register(subparsers) -> None:
     parser.add_argument("--max-latency-us", type=float, default=None, help="auto: single-row latency limit")
     parser.add_argument("--min-score", type=float, default=None, help="auto: minimum validation score")
     parser.add_argument("--max-complexity", type=float, default=None, help="auto: complexity limit")
-    parser.add_argument("--jobs", type=int, default=1, help="parallel trials (joblib n_jobs)")
+    parser.add_argument("--jobs", type=int, default=None,
+                        help="parallel trials per batch (default: 1, or every worker of --cluster)")
+    parser.add_argument("--cluster", metavar="ADDRESS", default=None,
+                        help="run the trials on a cluster: a Dask scheduler address (tcp://host:8786), "
+                             "or 'local' to start one on this machine; see --backend")
+    parser.add_argument("--backend", choices=["dask", "ray"], default="dask",
+                        help="cluster engine for --cluster (ray: address passed to ray.init, e.g. auto)")
+    parser.add_argument("--search-sample", type=float, default=None, metavar="N",
+                        help="search on a stratified sample (rows if >= 1, else a fraction), then fit the best on all rows")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", required=True, help="output model file")
     parser.set_defaults(func=run)
 
 
 def run(args) -> int:
+    import contextlib
+
+    import primo
+
+    if args.search_sample is not None and args.model == "auto":
+        raise ValueError("--search-sample needs --model prdt or --model pram")
+    cluster = (primo.parallel_backend(args.backend, address=args.cluster) if args.cluster
+               else contextlib.nullcontext())
+    with cluster:
+        return _fit(args)
+
+
+def _fit(args) -> int:
     import primo
     from primo.search import BayesianSearch
 
@@ -64,7 +85,9 @@ def run(args) -> int:
     else:
         estimator = getattr(primo, _FAMILIES[(task, args.model)])(random_state=args.seed)
         if args.trials > 0:
-            search = BayesianSearch(estimator, n_trials=args.trials, **common).fit(X, y)
+            sample = args.search_sample
+            sample = int(sample) if sample is not None and sample >= 1 else sample
+            search = BayesianSearch(estimator, n_trials=args.trials, search_sample_size=sample, **common).fit(X, y)
             chosen = search.best_estimator_
             print(f"best of {args.trials} trials: {search.best_params_} (validation {search.scoring_} {search.best_loss_:.6g})")
         else:

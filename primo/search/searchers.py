@@ -9,6 +9,13 @@ for ``batch_size`` points at a time; with more than one, the constant-liar strat
 parallel workers off the same point. It can be warm-started from an earlier search's trials
 (``prior=``), e.g. yesterday's search before today's model update.
 
+Scaling out and up: inside :func:`primo.parallel_backend` (Dask, Ray or local joblib), trials run
+on that backend; ``n_jobs=None`` (the default) then uses all of its workers. The batch size is
+``batch_size``, else ``n_jobs`` when positive, else the backend's worker count: the trials depend
+only on the seed and the batch size, not on where they ran. On large data,
+``search_sample_size`` runs the trials on a stratified sample (rows, or a fraction) and refits
+the best configuration on every row.
+
 Example
 -------
 >>> search = BayesianSearch(PrDTClassifier(), scoring="f1", lam=1e-4, n_trials=20, random_state=0)
@@ -34,6 +41,7 @@ from threadpoolctl import threadpool_limits
 from skopt.space import Categorical, Integer, Space
 from tqdm.auto import tqdm
 
+from primo.parallel import effective_n_jobs
 from primo.search.objective import ComplexityPenalty, resolve_loss
 from primo.search.spaces import default_space
 
@@ -75,8 +83,9 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         cv=None,
         validation_fraction=0.25,
         prior=None,
-        n_jobs=1,
+        n_jobs=None,
         batch_size=None,
+        search_sample_size=None,
         random_state=None,
         refit=True,
         progress=False,
@@ -92,6 +101,7 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         self.prior = prior
         self.n_jobs = n_jobs
         self.batch_size = batch_size
+        self.search_sample_size = search_sample_size
         self.random_state = random_state
         self.refit = refit
         self.progress = progress
@@ -116,6 +126,13 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         y = np.asarray(y)
         if sample_weight is not None:
             sample_weight = np.asarray(sample_weight, dtype=float)
+        X_all, y_all, weight_all = X, y, sample_weight
+        sample = self._search_sample(y)
+        if sample is not None:
+            X, y = _safe_indexing(X, sample), y[sample]
+            sample_weight = None if sample_weight is None else sample_weight[sample]
+            logger.info("searching on a stratified sample of %d of %d rows", len(sample), len(y_all))
+        self.search_rows_ = len(y)
         penalty = ComplexityPenalty(float(self.lam), float(self.gamma))
         loss = resolve_loss(self.scoring, self.estimator)
         space = dict(self.space) if self.space is not None else default_space(self.estimator, X, y, sample_weight)
@@ -132,7 +149,7 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         rows = list(prior_rows)
         worst = max(prior_scores, default=None)
         n_trials = int(self.n_trials)
-        batch = int(self.batch_size or max(1, joblib.effective_n_jobs(self.n_jobs)))
+        batch = int(self.batch_size or effective_n_jobs(self.n_jobs))
         parallel = joblib.Parallel(n_jobs=self.n_jobs)
         done = 0
         with tqdm(total=n_trials, desc=f"{self.method} search", disable=not self.progress) as bar:
@@ -175,13 +192,43 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         self.best_loss_ = float(best["loss"])
         if self.refit:
             model = clone(self.estimator).set_params(**self.best_params_)
-            model.fit(X, y, **({} if sample_weight is None else {"sample_weight": sample_weight}))
+            model.fit(X_all, y_all, **({} if weight_all is None else {"sample_weight": weight_all}))
             if hasattr(model, "metadata_"):
                 model.metadata_["search"] = self.history()
             self.best_estimator_ = model
         return self
 
     # ------------------------------------------------------------------ helpers
+    def _search_sample(self, y):
+        """Sorted row indices of the stratified sample the trials run on (None: every row).
+
+        Classification stratifies on the class, regression on deciles of the target, so the sample
+        keeps the target's distribution (its tails included).
+        """
+        size, n = self.search_sample_size, len(y)
+        if size is None:
+            return None
+        if isinstance(size, (float, np.floating)):
+            if not 0.0 < size <= 1.0:
+                raise ValueError(f"search_sample_size as a fraction must be in (0, 1], got {size}")
+            size = int(round(size * n))
+        elif not isinstance(size, (int, np.integer)) or isinstance(size, bool):
+            raise ValueError(f"search_sample_size must be a row count or a fraction, got {size!r}")
+        if size < 2:
+            raise ValueError(f"search_sample_size must leave at least 2 rows, got {size}")
+        if size >= n:
+            return None
+        if is_classifier(self.estimator):
+            strata = y if np.unique(y, return_counts=True)[1].min() >= 2 else None
+        else:
+            strata = pd.qcut(y, q=10, labels=False, duplicates="drop")
+        try:
+            sample, _ = train_test_split(np.arange(n), train_size=size, stratify=strata,
+                                         random_state=self.random_state)
+        except ValueError as exc:  # too few rows for every stratum
+            raise ValueError(f"cannot draw a stratified sample of {size} of {n} rows: {exc}") from exc
+        return np.sort(sample)
+
     def _splits(self, X, y):
         indices = np.arange(len(y))
         classification = is_classifier(self.estimator)
@@ -234,6 +281,7 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
             "lam": float(self.lam),
             "gamma": float(self.gamma),
             "n_trials": int(self.n_trials),
+            "search_rows": int(self.search_rows_),
             "best_params": self.best_params_,
             "best_score": self.best_score_,
             "trials": trials.to_dict(orient="records"),
