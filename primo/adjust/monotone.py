@@ -10,7 +10,8 @@ interpret's own ``ebm.monotonize`` runs the same weighted isotonic fit on a 1-D 
 it itself to also (1) make every *pair* term that contains the feature monotone along that feature
 (slice by slice, with the pair's bin weights) — main and pair terms then both move the same way, so
 the whole model is monotone in the feature, all else fixed, which a 1-D edit alone does not
-guarantee; (2) choose ``direction="auto"`` as the direction whose isotonic fit changes the shape
+guarantee (a pair of two monotonized features is made monotone in both, by alternating
+projections); (2) choose ``direction="auto"`` as the direction whose isotonic fit changes the shape
 least (weighted squared change), instead of the sign of an unweighted rank correlation; (3) keep
 bins without training weight monotone by interpolation instead of passing zero weights to PAV.
 
@@ -35,6 +36,7 @@ import copy
 import logging
 
 import numpy as np
+from scipy.optimize import isotonic_regression
 from scipy.stats import spearmanr
 from sklearn.base import clone
 from sklearn.isotonic import IsotonicRegression
@@ -45,6 +47,8 @@ from primo.adjust.terms import check_pram, forget_bag_spread, resolve_term, rest
 logger = logging.getLogger(__name__)
 
 DIRECTIONS = ("increasing", "decreasing", "auto")
+#: Relative weight of a pair cell without training rows in the 2-D fit (keeps the problem well posed).
+EMPTY_WEIGHT = 1e-2
 
 
 def isotonic_shape(scores, weights, direction: str = "increasing") -> tuple[np.ndarray, str]:
@@ -171,7 +175,7 @@ def _monotonize_term(model, feature, direction: str, pairs: bool) -> None:
     after[1:-1], used = isotonic_shape(before[1:-1], ebm.bin_weights_[index][1:-1], direction)
     ebm.term_scores_[index] = after
     forget_bag_spread(ebm, index)
-    pair_records = _monotonize_pairs(ebm, term_features[0], used) if pairs else []
+    pair_records = _monotonize_pairs(model, term_features[0], used) if pairs else []
     if not pairs:
         others = [str(ebm.term_names_[t]) for t, f in enumerate(ebm.term_features_) if len(f) > 1 and term_features[0] in f]
         if others:
@@ -196,26 +200,80 @@ def _monotonize_term(model, feature, direction: str, pairs: bool) -> None:
     })
 
 
-def _monotonize_pairs(ebm, feature: int, direction: str) -> list[dict]:
+def _monotonize_pairs(model, feature: int, direction: str) -> list[dict]:
+    ebm = model.ebm_
+    # Features made monotone by earlier edits: a pair of two such features must stay monotone in both.
+    constrained = {}
+    for record in edits_of(model):
+        if record["operation"] == "monotonize" and "term" in record:
+            term = resolve_term(model, record["term"])
+            constrained[ebm.term_features_[term][0]] = record["direction"]
+    constrained[feature] = direction
     records = []
     for index, term_features in enumerate(ebm.term_features_):
         if len(term_features) < 2 or feature not in term_features:
             continue
-        axis = list(term_features).index(feature)
+        directions = [constrained.get(f) for f in term_features]
         before = np.array(ebm.term_scores_[index], dtype=float)
-        weights = np.asarray(ebm.bin_weights_[index], dtype=float)
-        # Move the feature's axis first; every slice (one per bin of the other feature, missing and
-        # unknown included) is made monotone over the feature's inner bins.
-        scores = np.moveaxis(before.copy(), axis, 0)
-        slice_weights = np.moveaxis(weights, axis, 0)
-        for other in np.ndindex(scores.shape[1:]):
-            column = (slice(1, -1),) + other
-            scores[column], _ = isotonic_shape(scores[column], slice_weights[column], direction)
-        after = np.moveaxis(scores, 0, axis)
+        after = isotonic_pair(before, np.asarray(ebm.bin_weights_[index], dtype=float), directions)
         ebm.term_scores_[index] = after
         forget_bag_spread(ebm, index)
         records.append({"term": str(ebm.term_names_[index]), "before": before.tolist(), "after": after.tolist()})
     return records
+
+
+def isotonic_pair(scores, weights, directions, *, tol: float = 1e-12, max_iter: int = 20000) -> np.ndarray:
+    """Make a pair term's score grid monotone along its constrained axes (weighted least squares).
+
+    ``scores``/``weights`` include the missing (first) and unknown (last) bins on both axes;
+    ``directions`` holds, per axis, ``"increasing"``, ``"decreasing"`` or None (free). Along one
+    constrained axis every slice gets a weighted PAV fit. When both axes are constrained the inner
+    grid is the weighted projection onto the functions monotone in both, found by Dykstra's
+    alternating projections between the two slice-wise PAV fits (their intersection has no
+    closed form); empty cells get a tiny weight there so that they follow their neighbors.
+    """
+    out = np.array(scores, dtype=float)
+    for axis, direction in enumerate(directions):
+        if direction is None:
+            continue
+        # Slices along this axis, one per bin of the other axis (borders only when both are constrained:
+        # the inner grid is handled jointly below).
+        other = out.shape[1 - axis]
+        positions = range(other) if directions[1 - axis] is None else (0, other - 1)
+        for j in positions:
+            index = (slice(1, -1), j) if axis == 0 else (j, slice(1, -1))
+            out[index], _ = isotonic_shape(out[index], weights[index], direction)
+    if None in directions:
+        return out
+    inner = (slice(1, -1), slice(1, -1))
+    w = np.asarray(weights, dtype=float)[inner]
+    w = np.where(w > 0, w, EMPTY_WEIGHT * (w[w > 0].mean() if (w > 0).any() else 1.0))
+    x = out[inner].copy()
+    p, q = np.zeros_like(x), np.zeros_like(x)
+    sign = 1.0 if directions[0] == "increasing" else -1.0
+    limit = tol * (1.0 + np.max(np.abs(x)))
+    for _ in range(max_iter):
+        y = _slice_pav(x + p, w, 0, directions[0])
+        p = x + p - y
+        x = _slice_pav(y + q, w, 1, directions[1])
+        q = y + q - x
+        # x is exactly monotone along axis 1; stop once axis 0 is too (to rounding).
+        if np.min(sign * np.diff(x, axis=0), initial=0.0) >= -limit:
+            break
+    else:
+        logger.warning("pair term: alternating projections stopped after %d iterations", max_iter)
+    out[inner] = x
+    return out
+
+
+def _slice_pav(grid: np.ndarray, weights: np.ndarray, axis: int, direction: str) -> np.ndarray:
+    """Weighted PAV of every 1-D slice of a 2-D grid along ``axis`` (strictly positive weights)."""
+    out = np.empty_like(grid)
+    increasing = direction == "increasing"
+    for j in range(grid.shape[1 - axis]):
+        index = (slice(None), j) if axis == 0 else (j, slice(None))
+        out[index] = isotonic_regression(grid[index], weights=weights[index], increasing=increasing).x
+    return out
 
 
 # --------------------------------------------------------------------------- PrDT
