@@ -15,9 +15,10 @@ Assumptions (each one a simplification of a real array):
   submitted at time ``t`` (relative to the primary's first read) meets device ``k`` in the state
   of device ``k``'s trace at ``t + time_offset_us`` (relative to that trace's first read): the
   latency and features of the last read of trace ``k`` submitted at or before that instant.
-  Shorter traces wrap around (time modulo their span plus one mean inter-arrival gap). A replica may be a different trace, or
-  the same trace shifted in time (``time_offset_us``), which keeps the device model but breaks
-  the correlation between replicas' slow periods.
+  Shorter traces wrap around (time modulo their span plus one mean inter-arrival gap). A
+  replica may be a different trace, or the same trace shifted in time (``time_offset_us``),
+  which keeps the device model but breaks the correlation between replicas' slow periods. The
+  primary (offset 0) serves each workload read as recorded.
 * **Open loop.** Redirected reads do not add load to the replica, and revoked reads do not
   relieve the primary: each device's latencies and queue lengths are those recorded in its
   trace, whatever the policy does. Each device's features are also taken from its trace, so a
@@ -33,12 +34,15 @@ Assumptions (each one a simplification of a real array):
 Because the last replica always accepts, a read can end up slower than under Base even with a
 perfect (and free) predictor: when it is slow on every device but the last, and the last is
 slower still. Every other read is served no slower than under Base: reads fast on the primary
-stay there, and slow ones move to a replica where they are fast.
+stay there, and slow ones move to a replica where they are fast. A perfect *classifier*
+(``OraclePredictor``) is not a latency-optimal policy either: a false revoke of a read that is
+just under the threshold can land on a much faster replica.
 
 Example
 -------
->>> devices = [ReplicaDevice("ssd0", reads0), ReplicaDevice("ssd1", reads1), ReplicaDevice("ssd2", reads2)]  # doctest: +SKIP
->>> results = simulate_array(devices, [BASE, FailoverPolicy("LinnOS", [net0, net1, net2], 1.5)])  # doctest: +SKIP
+>>> devices = [ReplicaDevice(f"ssd{k}", reads[k]) for k in range(3)]  # doctest: +SKIP
+>>> linnos = FailoverPolicy("LinnOS", [net0, net1, net2], inference_cost_us=4.1)  # doctest: +SKIP
+>>> results = simulate_array(devices, [BASE, linnos])  # doctest: +SKIP
 >>> results["LinnOS"].summary()["mean_us"]  # doctest: +SKIP
 """
 from __future__ import annotations
