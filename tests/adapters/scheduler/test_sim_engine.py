@@ -6,7 +6,7 @@ import pytest
 from adapters.scheduler.simulator import (AllocationError, FIFOPolicy, InvariantError, LucidPolicy, QSSFPolicy,
                                           ResourcePool, RollingHistoryEstimator, SimJob, Simulator, SJFPolicy,
                                           TiresiasPolicy, WorkloadCatalog, assign_profiles)
-from test_sim_fixtures import make_jobs, random_jobs
+from tests.adapters.scheduler.sim_fixtures import make_jobs, random_jobs
 
 
 def _job(idx, gpus):

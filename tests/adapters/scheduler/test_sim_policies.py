@@ -5,7 +5,7 @@ import pytest
 from adapters.scheduler.simulator import (FIFOPolicy, LucidPolicy, QSSFPolicy, SJFPolicy, Simulator, TiresiasPolicy,
                                           WorkloadCatalog)
 from adapters.scheduler.simulator.policies.lucid import PROFILER_POOL
-from test_sim_fixtures import make_jobs, random_jobs
+from tests.adapters.scheduler.sim_fixtures import make_jobs, random_jobs
 
 
 def starts(result):

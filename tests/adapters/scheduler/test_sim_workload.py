@@ -6,7 +6,7 @@ import pytest
 from adapters.scheduler.simulator import (FIFOPolicy, ModelEstimator, MovingAverageForecast, OracleThroughputForecast,
                                           RollingHistoryEstimator, SimJob, Simulator, ThroughputAwareStrategy,
                                           ThroughputHistory, WorkloadCatalog, assign_profiles)
-from test_sim_fixtures import make_jobs, random_jobs
+from tests.adapters.scheduler.sim_fixtures import make_jobs, random_jobs
 
 
 @pytest.fixture(scope="module")

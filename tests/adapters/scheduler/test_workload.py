@@ -1,5 +1,4 @@
 """Workload Estimate Model: QSSF rolling estimator, online history without leakage, name buckets."""
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -115,7 +114,8 @@ def test_dataset_codes_come_from_training_jobs_only():
     assert len(data.X_train) == 20 and len(data.X_test) == 11
     assert data.X_test["user"].iloc[-1] == -1 and (data.X_train["user"] >= 0).all()
     assert {"name", "rolling_estimate", "hour", "gpu_num"} <= set(data.X_train.columns)
-    assert "name" not in workload_dataset(jobs, 2000.0, name_mode="none").X_train.columns
+    unnamed = workload_dataset(jobs, 2000.0, name_mode="none").X_train.columns
+    assert "name" not in unnamed and "name_last_duration" not in unnamed
     with pytest.raises(ValueError, match="empty train or test"):
         workload_dataset(jobs, 1e9)
     with pytest.raises(ValueError, match="extra_features"):
