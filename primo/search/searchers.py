@@ -132,6 +132,7 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
             X, y = _safe_indexing(X, sample), y[sample]
             sample_weight = None if sample_weight is None else sample_weight[sample]
             logger.info("searching on a stratified sample of %d of %d rows", len(sample), len(y_all))
+        self.search_sample_ = sample  # row indices of the search sample, None when every row was used
         self.search_rows_ = len(y)
         penalty = ComplexityPenalty(float(self.lam), float(self.gamma))
         loss = resolve_loss(self.scoring, self.estimator)
@@ -150,9 +151,11 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         worst = max(prior_scores, default=None)
         n_trials = int(self.n_trials)
         batch = int(self.batch_size or effective_n_jobs(self.n_jobs))
-        parallel = joblib.Parallel(n_jobs=self.n_jobs)
         done = 0
-        with tqdm(total=n_trials, desc=f"{self.method} search", disable=not self.progress) as bar:
+        # One managed Parallel for the whole search: the backend's workers (a Ray actor pool, loky
+        # processes) are started once, not once per batch.
+        with tqdm(total=n_trials, desc=f"{self.method} search", disable=not self.progress) as bar, \
+                joblib.Parallel(n_jobs=self.n_jobs) as parallel:
             while done < n_trials:
                 points = self._propose(min(batch, n_trials - done))
                 if not points:  # grid exhausted
