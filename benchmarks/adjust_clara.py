@@ -128,6 +128,7 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     logging.getLogger("interpret").setLevel(logging.WARNING)
+    logging.getLogger("primo.adjust").setLevel(logging.WARNING)  # one line per trial edit otherwise
     start = time.perf_counter()
     ms = pd.DataFrame(clara_ms(args.seeds))
     summary = ms.groupby("variant", sort=False)[["test_mae", "real_nf_mae"]].agg(["mean", "std"])
