@@ -28,7 +28,6 @@ def run(args) -> int:
         print(f"{key}: {metadata[key] if not isinstance(metadata[key], (list, dict)) else type(metadata[key]).__name__ + ' (' + str(len(metadata[key])) + ' items)'}")
     edits = metadata.get("edits") or []
     print(f"edits: {len(edits)}")
-    for number, edit in enumerate(edits, 1):
-        details = ", ".join(f"{k}={v!r}" for k, v in edit.items() if k != "operation")
-        print(f"  {number}. {edit.get('operation', '?')}: {details}")
+    for number, edit in enumerate(edits, 1):  # the summary; `primo adjust history` shows the arguments
+        print(f"  {number}. {edit.get('operation', '?')}: {edit.get('summary', '')}")
     return 0
