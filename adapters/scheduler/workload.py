@@ -54,7 +54,7 @@ class NameClusterer:
     -------
     >>> c = NameClusterer().fit(["resnet_lr0.1", "resnet_lr0.01", "bert_base_a", "bert_base_b"])
     >>> labels = c.transform(["resnet_lr0.3", "bert_base_c"])
-    >>> labels[0] != labels[1]
+    >>> bool(labels[0] != labels[1])
     True
     """
 
@@ -64,6 +64,7 @@ class NameClusterer:
         self.random_state = random_state
 
     def fit(self, names) -> "NameClusterer":
+        """Choose exemplar names (sets ``exemplars_``); empty names are ignored."""
         counts = pd.Series(list(names), dtype=str).value_counts()
         counts = counts[counts.index != ""]
         if counts.empty:
@@ -87,6 +88,7 @@ class NameClusterer:
         return self
 
     def transform(self, names) -> np.ndarray:
+        """Bucket index of each name (its most similar exemplar); -1 for the empty name."""
         if not hasattr(self, "exemplars_"):
             raise RuntimeError("NameClusterer is not fitted; call fit(names) first")
         names = [str(n) for n in names]
@@ -332,6 +334,7 @@ def duration_metrics(y_true, y_pred) -> dict[str, float]:
     }
 
 
+_NAME_FEATURES = ("name_finished", "name_last_duration")
 _LOG_FEATURES = ("rolling_estimate", "user_mean_duration", "user_gpu_mean_duration",
                  "name_last_duration", "gpu_mean_duration")
 
@@ -403,8 +406,11 @@ def workload_dataset(jobs: pd.DataFrame, boundary, *, name_mode: str = "cluster"
     for col in extra_features:
         X[col] = jobs[col].astype(float)
     hist = history.copy()
+    if name_mode == "none":  # name-history features are empty without names
+        hist = hist.drop(columns=list(_NAME_FEATURES))
     for col in _LOG_FEATURES:
-        hist[col] = np.log1p(hist[col])
+        if col in hist:
+            hist[col] = np.log1p(hist[col])
     X = pd.concat([X, hist], axis=1)
     is_test = jobs.index.isin(test.index)
     cases = history.loc[is_test, "rolling_case"].map(dict(enumerate(CASES))).value_counts().to_dict()
@@ -426,7 +432,8 @@ def evaluate_workload_models(data: WorkloadData, *, models=BASELINE_NAMES, inclu
     Parameters
     ----------
     data : from :func:`workload_dataset`.
-    log_target : train on log1p(duration) and predict expm1 (durations span seconds to weeks).
+    log_target : train on log1p(duration) and predict expm1 of the prediction clipped to the
+        training range (durations span seconds to weeks).
     lam : QSSF merging coefficient λ.
     qssf_model : the model merged with the rolling estimate (Helios used a GBDT).
 
@@ -448,7 +455,11 @@ def evaluate_workload_models(data: WorkloadData, *, models=BASELINE_NAMES, inclu
     rows, predictions = [], {}
     for name, model in candidates.items():
         run = fit_predict_timed(model, data.X_train, y_fit, data.X_test)
-        pred = np.expm1(run.prediction) if log_target else run.prediction
+        pred = run.prediction
+        if log_target:
+            # keep log-space predictions inside the training range: expm1 turns a network's
+            # extrapolation on unseen feature values into astronomically long durations
+            pred = np.expm1(np.clip(pred, y_fit.min(), y_fit.max()))
         predictions[name] = pred
         rows.append(row(name, pred, data.gpu_test * pred, run.fit_seconds, run.predict_seconds))
         logger.info("workload %s: %s", name, rows[-1])
