@@ -261,11 +261,9 @@ def load_swf(path: str | os.PathLike, *, procs_per_gpu: int = 1, timezone: str |
     executable = rec["executable"]
     if executable[executable >= 0].nunique() <= 1:
         executable = pd.Series(-1, index=rec.index)
-    queue_names = rec["extra"].str.split().str[1] if rec["extra"].str.len().gt(0).all() else None
-    if queue_names is not None and queue_names.notna().all():
-        vc = queue_names
-    else:
-        vc = _id_strings(rec["queue"], "default")
+    # MetaCentrum-style logs append "{node list} queue_name resources" after the 18 fields
+    queue_names = rec["extra"].str.split().str[1]
+    vc = queue_names if queue_names.notna().all() else _id_strings(rec["queue"], "default")
     df = pd.DataFrame({
         "job_id": rec["job"].astype(np.int64).astype(str),
         "user": _id_strings(rec["user"], ""),
