@@ -100,12 +100,15 @@ def test_bad_inputs_raise_clear_errors(make, data_dir):
         make().fit(X, y_with_nan)
 
 
-def test_prdt_rejects_nan_with_monotonic_constraint(data_dir):
-    X, y, _, _ = clara_ms(data_dir)
+def test_missing_values_are_learned_not_rejected(data_dir):
+    """Both families accept NaN features (scikit-learn trees and EBM learn where missing values go)."""
+    X, y, X_test, _ = clara_ms(data_dir)
     X = X.copy()
-    X.iloc[0, 0] = np.nan
-    with pytest.raises(ValueError, match="(?i)nan|missing"):
-        PrDTRegressor(monotonic_cst=[1] + [0] * (X.shape[1] - 1)).fit(X, y)
+    X.loc[X.index[::7], "R_ec"] = np.nan
+    for model in (PrDTRegressor(ccp_alpha=0.3), PrAMRegressor(**FAST_PRAM)):
+        model.fit(X, y)
+        with_nan = X_test.assign(R_ec=np.nan)
+        assert np.isfinite(model.predict(with_nan)).all()
 
 
 @pytest.mark.parametrize("estimator", [PrDTRegressor(ccp_alpha=0.3), PrAMRegressor(**FAST_PRAM)])
