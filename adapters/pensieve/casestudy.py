@@ -16,8 +16,9 @@ Steps (all on the shared data; nothing is copied):
    ``timeline.svg`` and ``qoe_cdf.svg``, the tree as ``pensieve_tree.primo`` (model file),
    ``pensieve_tree.mjs`` (JavaScript ABR rule), ``pensieve_tree.h`` (C) and ``pensieve_tree.txt``.
 
-Run: ``primo casestudy pensieve --data-dir ../shared/data --out reports/pensieve`` (about 6 minutes
-on 2 cores; ``--quick`` is a smoke run on a few traces, well under a minute).
+Run: ``primo casestudy pensieve --data-dir ../shared/data --out reports/pensieve`` (2-6 minutes
+on 2 busy cores; ``--quick`` is a smoke run on a few traces, well under a minute). ``primo -v ...``
+logs each step.
 """
 from __future__ import annotations
 
@@ -141,7 +142,8 @@ def measure_latency(actor, tree, metis, observations: np.ndarray, settings: Sett
     us = {
         "Pensieve actor, numpy (6x8 state -> argmax)": cpu_us_per_call(
             lambda s: int(np.argmax(actor.action_probabilities(s))), list(states)),
-        f"{PRIMO}, scikit-learn predict (1 row)": cpu_us_per_call(_unnamed(tree.predict), [r[None] for r in rows[:500]]),
+        f"{PRIMO}, scikit-learn predict (1 row)": cpu_us_per_call(_unnamed(tree.predict),
+                                                                  [r[None] for r in rows[:500]]),
         f"{PRIMO}, Python fast path (compile_python)": cpu_us_per_call(fast_tree, row_lists),
         f"{METIS}, scikit-learn predict (1 row)": cpu_us_per_call(metis.predict, [o[None] for o in obs[:500]]),
         f"{METIS}, Python fast path (compile_python)": cpu_us_per_call(fast_metis, obs_lists),
@@ -323,7 +325,8 @@ def _json(results: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point (``primo casestudy pensieve``)."""
     parser = argparse.ArgumentParser(prog="primo casestudy pensieve", description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", default=None, help="shared data directory (default: $PRIMO_DATA_DIR or ../shared/data)")
+    parser.add_argument("--data-dir", default=None,
+                        help="shared data directory (default: $PRIMO_DATA_DIR or ../shared/data)")
     parser.add_argument("--out", default="reports/pensieve", help="output directory (default: reports/pensieve)")
     parser.add_argument("--quick", action="store_true", help="smoke run: 2 VIPER iterations, 10 traces per set")
     parser.add_argument("--timeline-trace", default="norway_bus_1", help="HSDPA trace of the timeline figure")

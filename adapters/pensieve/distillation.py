@@ -70,7 +70,8 @@ def distill_actor(
 
     Example
     -------
-    >>> tree = distill_actor(actor, video, traces, n_iterations=2, episodes_per_iteration=5).best_student_  # doctest: +SKIP
+    >>> distiller = distill_actor(actor, video, traces, n_iterations=2)  # doctest: +SKIP
+    >>> distiller.best_student_.n_leaves_  # doctest: +SKIP
     """
     make_env = DistillationEnvFactory(traces, video, training_variants=training_variants)
     eval_seeds = make_env.evaluation_seeds

@@ -13,6 +13,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
 import numpy as np  # noqa: E402
 
 from primo.io import atomic_write_bytes  # noqa: E402
@@ -119,6 +120,7 @@ def qoe_cdf_figure(per_trace: Mapping[str, Mapping[str, np.ndarray]], path: str 
             ax.set_title(f"{set_label} ({len(values)} traces)")
             # Symmetric log below -1: a few traces far below zero would squeeze everything else.
             ax.set_xscale("symlog", linthresh=1.0, linscale=2.0)
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
             ax.set_xlabel("QoE of a trace (mean reward per chunk; log scale below −1)")
             ax.set_ylabel("fraction of traces")
             ax.grid(alpha=0.3, linewidth=0.5)

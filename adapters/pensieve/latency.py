@@ -118,7 +118,8 @@ def c_decisions(header: str, function: str, rows: np.ndarray, *, repeats: int = 
         work = Path(tmp)
         (work / "model.h").write_text(header)
         (work / "harness.c").write_text(source)
-        _checked([compiler, "-std=c99", "-O2", "-Wall", "-Werror", "-o", str(work / "harness"), str(work / "harness.c")])
+        _checked([compiler, "-std=c99", "-O2", "-Wall", "-Werror", "-o", str(work / "harness"),
+                  str(work / "harness.c")])
         output = _checked([str(work / "harness")], np.int64(len(rows)).tobytes() + rows.tobytes())
     lines = output.decode().split()
     if lines[-2] != "ns":

@@ -37,7 +37,8 @@ def test_short_viper_run_gives_a_searched_tree(setup):
     # The selection reward is the QoE summed over 47 chunks of the first 5 HSDPA traces, played cleanly.
     qoe = evaluate_policy(StudentPolicy(tree), traces[:5], video).mean_qoe
     assert record["reward"] == pytest.approx(47 * qoe, rel=1e-9)
-    assert record["teacher_reward"] == pytest.approx(47 * evaluate_policy(ActorTeacher(actor), traces[:5], video).mean_qoe)
+    teacher_qoe = evaluate_policy(ActorTeacher(actor), traces[:5], video).mean_qoe
+    assert record["teacher_reward"] == pytest.approx(47 * teacher_qoe)
 
 
 def test_distilled_tree_imitates_the_actor_on_its_own_decisions(setup):
