@@ -17,6 +17,25 @@ An explicit ``n_jobs=k`` still means *k trials/tasks at a time*: Bayesian search
 points per batch wherever they run, so a search gives the same trials locally and on a cluster
 for the same seed and batch size (see :func:`effective_n_jobs`).
 
+What runs where, and what stays the same:
+
+* Bayesian search asks scikit-optimize for a batch of points at a time with the constant-liar
+  strategy (``ask(n_points=batch, strategy="cl_min")``), so parallel workers get distinct points;
+  its trials depend only on the seed and the batch size, never on the backend.
+* PrAM's EBM runs its bags with joblib too: a PrAM fit inside a ``dask`` block (e.g. a search's
+  final refit) sends its bags to the cluster, with the same result. Inside search trials, give
+  the PrAM ``n_jobs=1`` so that trials, not bags, fill the workers.
+* Data: on Dask, joblib scatters arguments larger than 1 kB to the workers once per parallel
+  call (a search makes one per batch); ``parallel_backend("dask", ..., scatter=[X, y])``
+  broadcasts them once for the whole block instead. For big tables, search on a sample
+  (``search_sample_size=`` of the searches) and let only the final fit see every row.
+* Adapters (simulator sweeps, one LinnOS model per device) call :func:`map_jobs` and inherit
+  whatever backend their caller chose: ``map_jobs(partial(simulate, trace=trace), policies)``.
+
+From the command line: ``primo fit data.csv --target y --model pram --cluster tcp://host:8786``
+(``--cluster local`` starts a local Dask cluster, ``--backend ray`` uses Ray, ``--search-sample``
+searches on a sample).
+
 Example
 -------
 >>> import primo
