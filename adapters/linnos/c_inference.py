@@ -7,8 +7,10 @@ with the same signature, ``int predict(const int32_t x[9])`` (the 9 raw features
 
 * ``linnos_net_c_source(QuantizedLinnOSNet)``: digit encoding + integer 31-256-1 network
   (the 31-256-2 argmax, see ``linnos_net``), exactly what ``QuantizedLinnOSNet.predict`` computes;
-* ``decision_tree_c_source(DecisionTreeClassifier)``: an integer walk over the fitted tree's
-  arrays (a stand-in for Primo's exported trees until phase 2).
+* ``primo_tree_c_source(PrDT)``: Primo's own integer export (``primo.export.to_c(...,
+  integer=True)``, the header a kernel module would include) behind that signature;
+* ``decision_tree_c_source(DecisionTreeClassifier)``: an integer walk over a plain scikit-learn
+  tree's arrays (used by the phase-1 evaluation).
 
 The model is compiled as its own translation unit with kernel-like flags (``-O2
 -mgeneral-regs-only``: no SSE/FPU registers, hence no vectorisation, as in kernel code) and
@@ -31,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from primo.export import model_tables, quantize, to_c
 
 from .features import LATENCY_FEATURES, PENDING_FEATURES, RAW_FEATURE_NAMES, as_raw_matrix
 from .linnos_net import QuantizedLinnOSNet
@@ -186,6 +190,61 @@ def decision_tree_c_source(tree) -> str:
             "",
         ]
     )
+
+
+def primo_tree_c_source(model, name: str = "primo_tree", check_data=None) -> str:
+    """C source of ``int predict(const int32_t x[9])`` around Primo's integer export of a PrDT.
+
+    The body is ``primo.export.to_c(model, integer=True)`` (no floating point; the header states
+    the integer-vs-float check on ``check_data`` when given), followed by an adapter that scales
+    the raw features as the export asks (``x_int = x * scale``; the scales are 1 for the integer
+    queue lengths and µs latencies whenever the thresholds are integers or halves) and answers
+    1 for slow.
+
+    The model is either a ``PrDTClassifier`` with classes ``[0, 1]`` (the export's class index is
+    the label) or a soft-label student from ``primo.distill.distill`` (a ``PrDTRegressor`` whose
+    ``metadata_["distillation"]["decision"]`` turns its output into a label): its slow/fast
+    answer is then fixed per leaf, so the adapter looks it up in a table of 0/1 per leaf computed
+    here from the float leaf values, with no fixed-point comparison that could round differently.
+
+    Parameters
+    ----------
+    model : fitted PrDTClassifier or soft-label PrDTRegressor on the 9 raw features.
+    name : C prefix of the exported functions.
+    check_data : rows on which the export counts integer-vs-float mismatches (header comment).
+
+    Example
+    -------
+    >>> source = primo_tree_c_source(primo_e, check_data=X_test)  # doctest: +SKIP
+    >>> measure_c_predictor(source, X_test).ns_per_prediction  # doctest: +SKIP
+    """
+    if getattr(model, "n_features_in_", None) != len(RAW_FEATURE_NAMES):
+        raise ValueError(f"model must be fitted on the {len(RAW_FEATURE_NAMES)} raw features")
+    tables = model_tables(model)
+    scales = quantize(tables).feature_scales
+    header = to_c(model, name=name, integer=True, check_data=check_data)
+    lines = [header, _c_array(scales, "int64_t", "SCALE")]
+    if tables.is_classifier:
+        if [int(c) for c in tables.classes] != [0, 1]:
+            raise ValueError(f"a classifier must have classes [0, 1] (fast, slow), got {list(tables.classes)}")
+        answer = f"{name}_predict(v)"
+    else:
+        decision = (getattr(model, "metadata_", None) or {}).get("distillation", {}).get("decision")
+        if not decision or decision.get("kind") != "threshold":
+            raise ValueError("a regression tree needs the threshold decision of a soft-label distillation")
+        classes = np.asarray(decision["classes"])
+        slow = classes[(tables.leaf_values[:, 0] >= decision["threshold"]).astype(int)]
+        lines.append(_c_array(slow, "unsigned char", "LEAF_SLOW"))
+        answer = f"LEAF_SLOW[{name}_leaf(v)]"
+    lines += [
+        "int predict(const int32_t *x) {",
+        f"    int64_t v[{len(RAW_FEATURE_NAMES)}];",
+        f"    for (int k = 0; k < {len(RAW_FEATURE_NAMES)}; k++) v[k] = (int64_t)x[k] * SCALE[k];",
+        f"    return {answer};",
+        "}",
+        "",
+    ]
+    return "\n".join(lines)
 
 
 def measure_c_predictor(

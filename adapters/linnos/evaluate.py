@@ -45,8 +45,8 @@ from .features import RAW_FEATURE_NAMES, label_slow, read_features, slow_thresho
 from .linnos_net import LinnOSNet, QuantizedLinnOSNet
 from .metrics import classification_summary
 from .robustness import add_feature_noise, subsample_training
-from .simulator import BASE, FailoverPolicy, OraclePredictor, ReplicaDevice, simulate_array
-from .trace import list_traces, load_trace
+from .simulator import BASE, FailoverPolicy, OraclePredictor, ReplicaDevice, array_members, simulate_array
+from .trace import list_traces, load_trace, short_name
 
 logger = logging.getLogger(__name__)
 
@@ -205,11 +205,8 @@ def simulate(devices: list[DeviceModels]) -> dict:
     """Base / LinnOS / Tree / Oracle on 3-device arrays, both layouts, one per primary trace."""
     out: dict = {"traces": {}, "shifted": {}}
     for i, primary in enumerate(devices):
-        layouts = {
-            "traces": [(devices[(i + k) % len(devices)], 0) for k in range(3)],
-            "shifted": [(primary, k * _span(primary.test) // 3) for k in range(3)],
-        }
-        for layout, members in layouts.items():
+        for layout in out:
+            members = array_members(devices, i, layout)
             array = [ReplicaDevice(f"{d.name}+{off}us", d.test, off) for d, off in members]
             policies = [
                 BASE,
@@ -225,11 +222,6 @@ def simulate(devices: list[DeviceModels]) -> dict:
                 **{name: r.summary() for name, r in results.items()},
             }
     return out
-
-
-def _span(reads: pd.DataFrame) -> int:
-    submit = reads["submit_us"].to_numpy()
-    return int(submit[-1] - submit[0])
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -262,7 +254,7 @@ def format_results(results: dict) -> str:
     lines = [f"history={results['history']} epochs={results['epochs']}", "",
              "trace | rule | thr_us (train pct) | model | false_submit | false_revoke | F1 | train_cpu_s"]
     for t in results["traces"]:
-        lines += _classification_lines(_short(t["trace"]), t)
+        lines += _classification_lines(short_name(t["trace"]), t)
     for layout, arrays in results["simulation"].items():
         lines += ["", f"simulation ({layout}) | policy | mean_us | p90 | p95 | p99 | p99.9 | p99.99 | "
                       "mean vs base | revoked"]
@@ -270,7 +262,7 @@ def format_results(results: dict) -> str:
             for name in ("Base", "LinnOS", "Tree", "Oracle"):
                 s = policies[name]
                 tail = " | ".join(f"{s[f'p{q}_us']:.0f}" for q in ("90", "95", "99", "99.9", "99.99"))
-                lines.append(f"{_short(primary)} | {name} | {s['mean_us']:.0f} | {tail} | "
+                lines.append(f"{short_name(primary)} | {name} | {s['mean_us']:.0f} | {tail} | "
                              f"{s['mean_vs_base']:.3f} | {s['revoked_fraction']:.3f}")
     return "\n".join(lines)
 
@@ -296,10 +288,6 @@ def _classification_lines(short: str, t: dict) -> list[str]:
                  f"tree {c['tree_ns']:.1f}; C == Python: {c['linnos_c_matches_quantized']}, "
                  f"{c['tree_c_matches_sklearn']}")
     return lines
-
-
-def _short(trace_name: str) -> str:
-    return trace_name.replace("tencent.cut.per_50k.", "").replace(".trace", "")
 
 
 if __name__ == "__main__":

@@ -204,6 +204,30 @@ def latency_summary(latency_us) -> dict[str, float]:
     return stats
 
 
+def array_members(devices: Sequence, primary: int, layout: str, n_devices: int = 3) -> list[tuple]:
+    """(device, clock offset µs) of the array whose primary is ``devices[primary]``.
+
+    ``devices`` are objects with a ``test`` DataFrame of reads (``submit_us`` column).
+    ``"traces"``: the primary and the next ``n_devices - 1`` devices (in the given order,
+    cyclically), each a different trace with its own models; ``"shifted"``: the primary's trace
+    ``n_devices`` times, shifted by 0, 1/n, 2/n... of its test window (same device model,
+    uncorrelated slow periods).
+
+    Example
+    -------
+    >>> array_members(["a", "b"], 1, "traces")
+    [('b', 0), ('a', 0), ('b', 0)]
+    """
+    if layout == "traces":
+        return [(devices[(primary + k) % len(devices)], 0) for k in range(n_devices)]
+    if layout == "shifted":
+        device = devices[primary]
+        submit = device.test["submit_us"].to_numpy()
+        span = int(submit[-1] - submit[0])
+        return [(device, k * span // n_devices) for k in range(n_devices)]
+    raise ValueError(f"layout must be 'traces' or 'shifted', got {layout!r}")
+
+
 def simulate_array(
     devices: Sequence[ReplicaDevice], policies: Sequence[FailoverPolicy]
 ) -> dict[str, SimulationResult]:

@@ -62,6 +62,17 @@ def list_traces(data_dir: str | os.PathLike) -> list[Path]:
     return traces
 
 
+def short_name(trace_name: str) -> str:
+    """A trace's name without the common Tencent prefix and the suffix, for tables.
+
+    Example
+    -------
+    >>> short_name("tencent.cut.per_50k.rw_60_40.490.trace")
+    'rw_60_40.490'
+    """
+    return trace_name.replace("tencent.cut.per_50k.", "").replace(".trace", "")
+
+
 def pending_counts(submit_us: np.ndarray, latency_us: np.ndarray) -> np.ndarray:
     """Number of I/Os in flight when each I/O is submitted (the I/O itself excluded).
 

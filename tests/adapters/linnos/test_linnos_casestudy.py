@@ -1,0 +1,102 @@
+"""``primo casestudy linnos --quick`` end to end on the real traces, and the cross-trace pieces."""
+import json
+import subprocess
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import primo
+from adapters.linnos.casestudy import main
+from adapters.linnos.features import RAW_FEATURE_NAMES
+from adapters.linnos.study import TraceModels, generalization, simulate
+
+
+@pytest.fixture(scope="module")
+def quick_run(data_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("linnos")
+    assert main(["--quick", "--data-dir", str(data_dir), "--out", str(out)]) == 0
+    return out, json.loads((out / "results.json").read_text())
+
+
+def test_quick_run_measures_every_model_in_both_modes(quick_run):
+    _, results = quick_run
+    assert set(results["modes"]) == {"completed", "submitted"}
+    main_mode = results["modes"]["completed"]
+    assert len(main_mode["traces"]) == 2
+    trace = main_mode["traces"][0]
+    assert set(trace["models"]) == {"LinnOS", "Primo-E", "Primo-P", "Primo-D (hard)", "Primo-D (soft)"}
+    assert set(results["modes"]["submitted"]["traces"][0]["models"]) == {"LinnOS", "Primo-E", "Primo-P"}
+    assert trace["n_train"] + trace["n_test"] == trace["n_reads"] == 4000
+    for name, cost in trace["inference_ns"].items():
+        assert cost["c_matches_python"], name
+        assert 0 < cost["median_ns"] < 1e6
+    # the network is ~8,000 multiply-adds, a small tree a few comparisons
+    assert trace["inference_ns"]["LinnOS"]["median_ns"] > 10 * trace["inference_ns"]["Primo-E"]["median_ns"]
+    assert trace["quantization"]["Primo-E"]["answers_changed"] == 0
+    assert trace["models"]["LinnOS"]["parameters"] == 31 * 256 + 256 + 256 + 1
+    assert {"clean", "noisy"} <= set(trace["robustness"]["Primo-P"])
+    assert trace["train_10pct"]["n_train"] == pytest.approx(0.1 * trace["n_train"], abs=1)
+    arrays = main_mode["simulation"]["traces"]
+    for policies in arrays.values():
+        assert {"Base", "LinnOS", "Primo-E", "Primo-P", "Oracle"} <= set(policies)
+        assert policies["Base"]["mean_vs_base"] == 1.0
+    f1 = np.asarray(main_mode["generalization"]["models"]["Primo-E"]["f1_slow"])
+    assert f1.shape == (2, 2) and np.all((0 <= f1) & (f1 <= 1))
+
+
+def test_quick_run_writes_readme_reports_models_and_headers(quick_run, tmp_path):
+    out, results = quick_run
+    readme = (out / "README.md").read_text()
+    assert "Quick smoke run" in readme
+    for section in ("Classification on the test reads", "layout `traces`", "Inference cost", "Training time",
+                    "Quantization", "Robustness", "Less training data", "Generalization across workloads",
+                    "`submitted` history", "−26.2%"):
+        assert section in readme, section
+    reports = sorted(out.glob("primo_*.html"))
+    assert len(reports) == 4
+    assert "<svg" in reports[0].read_text()
+    trace = results["modes"]["completed"]["traces"][0]
+    short = trace["trace"].replace("tencent.cut.per_50k.", "").replace(".trace", "")
+    model = primo.load(out / "models" / f"{short}_primo_e.primo")
+    assert model.n_leaves_ == trace["models"]["Primo-E"]["leaves"]
+    header = out / "c" / f"{short}_primo_e.h"
+    program = tmp_path / "use.c"
+    program.write_text(f'#include "{header}"\nint main(void) {{ int64_t x[9] = {{0}}; '
+                       "return linnos_primo_e_predict(x) > 1; }\n")
+    subprocess.run(["gcc", "-O2", "-mgeneral-regs-only", "-c", str(program), "-o", str(tmp_path / "use.o")],
+                   check=True)
+
+
+class Constant:
+    def __init__(self, value):
+        self.value = value
+
+    def predict(self, features):
+        return np.full(len(features), self.value)
+
+
+def device(k, n=400):
+    rng = np.random.default_rng(k)
+    reads = pd.DataFrame(0, index=range(n), columns=RAW_FEATURE_NAMES)
+    reads.insert(0, "latency_us", rng.integers(100, 5000, n))
+    reads.insert(0, "submit_us", np.arange(n) * 50)
+    never, always = Constant(0), Constant(1)
+    return TraceModels(f"d{k}", reads, 2500.0, {"Never": never, "Always": always}, {"Never": 1.0, "Always": 0.5},
+                       {"Never": never, "Always": always})
+
+
+def test_simulation_and_generalization_on_constant_predictors():
+    devices = [device(k) for k in range(3)]
+    out = simulate(devices)
+    first = out["traces"]["d0"]
+    assert first["devices"] == ["d0+0us", "d1+0us", "d2+0us"]
+    assert first["Never"]["mean_us"] == pytest.approx(devices[0].test["latency_us"].mean() + 1.0)
+    assert first["Always"]["mean_us"] == pytest.approx(devices[2].test["latency_us"].mean() + 2 * 0.5)
+    gen = generalization(devices)
+    slow = [float((d.test["latency_us"] > 2500).mean()) for d in devices]
+    never = np.asarray(gen["models"]["Never"]["false_submit_rate"])
+    always = np.asarray(gen["models"]["Always"]["false_revoke_rate"])
+    for i in range(3):  # a constant model errs the same on every target, whichever trace trained it
+        np.testing.assert_allclose(never[i], slow)
+        np.testing.assert_allclose(always[i], 1 - np.asarray(slow))
