@@ -121,6 +121,9 @@ def scaling(table: pd.DataFrame) -> list[str]:
 
 
 def main() -> None:
+    # interpret warns on every fit that its plots omit missing values; worker processes inherit this.
+    os.environ.setdefault("PYTHONWARNINGS", "ignore:Missing values detected:UserWarning")
+    warnings.filterwarnings("ignore", message="Missing values detected")
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000, 10_000_000])
     parser.add_argument("--models", nargs="+", choices=MODELS, default=list(MODELS))
@@ -130,7 +133,6 @@ def main() -> None:
     parser.add_argument("--child", nargs=2, metavar=("MODEL", "ROWS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        warnings.filterwarnings("ignore", message="Missing values detected")  # interpret's plotting note
         print(json.dumps(child(args.child[0], int(args.child[1]), args.jobs)))
         return
 
