@@ -138,7 +138,7 @@ def measure_latency(actor, tree, metis, observations: np.ndarray, settings: Sett
     fast_tree, fast_metis = compile_python(tree), compile_python(metis)
     row_lists, obs_lists = rows.tolist(), obs.tolist()
     if [fast_tree(r) for r in row_lists] != expected.tolist():
-        raise AssertionError("compile_python disagrees with the tree's predict")
+        raise RuntimeError("compile_python disagrees with the tree's predict")
     us = {
         "Pensieve actor, numpy (6x8 state -> argmax)": cpu_us_per_call(
             lambda s: int(np.argmax(actor.action_probabilities(s))), list(states)),
