@@ -1,0 +1,73 @@
+"""Embedded scheduler API: features identical to the training pipeline, exported-model predictions."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from adapters.scheduler import packing, throughput, workload
+from adapters.scheduler.embedded import EmbeddedScheduler, next_bin_features, training_codes
+from adapters.scheduler.jobs import load_swf
+from adapters.scheduler.simulator import ThroughputHistory
+from primo import PrAMRegressor, PrDTClassifier
+
+
+def test_next_bin_features_match_the_training_features(data_dir):
+    frame = throughput.load_cluster_throughput(data_dir)
+    X, _ = throughput.throughput_dataset(frame, holidays=("2020-06-25",))
+    for t in (X.index[0], X.index[7000]):
+        i = frame.index.get_loc(t)
+        feats = next_bin_features(t, {s: frame[s].to_numpy()[:i] for s in throughput.TARGETS}, ("2020-06-25",))
+        assert list(feats) == list(X.columns)
+        np.testing.assert_allclose([feats[c] for c in X.columns], X.loc[t].to_numpy(dtype=float), rtol=1e-9)
+
+
+@pytest.fixture(scope="module")
+def nasa(data_dir):
+    jobs = load_swf(data_dir / "scheduler/jobs/NASA-iPSC-1993-3.1-cln.swf.gz").iloc[:1200].copy()
+    boundary = jobs["submit_time"].iloc[900]
+    data = workload.workload_dataset(jobs, boundary, name_mode="exact",
+                                     estimator=workload.RollingEstimator(similarity_threshold=1.0))
+    model = PrAMRegressor(max_rounds=40, outer_bags=1, interactions=2, n_jobs=1).fit(
+        data.X_train, np.log1p(data.y_train))
+    return jobs, boundary, data, model
+
+
+def test_embedded_rows_reproduce_the_offline_features(nasa):
+    jobs, boundary, data, model = nasa
+    sched = EmbeddedScheduler(model, training_codes(jobs, boundary), jobs.attrs["epoch"])
+    # replay the trace the way online_history does: finished jobs are observed before each submission
+    ends = workload.job_end_times(jobs)
+    pending = []
+    rows = []
+    for i, job in enumerate(jobs.to_dict("records")):
+        for j in sorted((p for p in pending if ends[p] <= job["submit_time"]), key=lambda p: (ends[p], p)):
+            sched.observe(jobs.iloc[j].to_dict())
+            pending.remove(j)
+        rows.append(sched.job_row(job))
+        pending.append(i)
+    offline = pd.concat([data.X_train, data.X_test])[model.feature_names_].to_numpy(dtype=float)
+    np.testing.assert_allclose(np.array(rows), offline, rtol=1e-9)
+    queue = jobs.iloc[-20:].to_dict("records")
+    many = sched.estimate_many(queue)
+    np.testing.assert_allclose(many, [sched.estimate(j) for j in queue], rtol=1e-9)
+    assert sched.priority(queue[0]) == pytest.approx(queue[0]["gpu_num"] * many[0])
+
+
+def test_sharing_score_and_forecast(data_dir, nasa):
+    jobs, boundary, _, model = nasa
+    singles = packing.load_single_profiles(data_dir)
+    X, y = singles[list(packing.FEATURES)].astype(float), singles["label"]
+    tree = PrDTClassifier(max_depth=3, random_state=0).fit(X, y)
+    frame = throughput.load_cluster_throughput(data_dir).iloc[:2000]
+    Xt, yt = throughput.throughput_dataset(frame)
+    tp = PrAMRegressor(max_rounds=30, outer_bags=1, interactions=0, n_jobs=1).fit(Xt, np.log1p(yt))
+    sched = EmbeddedScheduler(model, training_codes(jobs, boundary), jobs.attrs["epoch"], packing_model=tree,
+                              throughput_model=tp)
+    assert [sched.sharing_score(r) for r in singles.to_dict("records")[:10]] == tree.predict(X.iloc[:10]).tolist()
+    history = ThroughputHistory(bin_start=np.arange(1500) * 600.0, submit_gpu_job=frame["submit_gpu_job"].to_numpy()[:1500],
+                                submit_gpu_num=frame["submit_gpu_num"].to_numpy()[:1500], epoch=frame.index[0],
+                                bin_seconds=600.0)
+    expected = np.expm1(tp.predict(Xt.loc[[frame.index[1500]]]))[0]
+    assert sched.forecast(history) == pytest.approx(max(expected, 0.0), rel=1e-9)
+    short = ThroughputHistory(history.bin_start[:10], history.submit_gpu_job[:10], history.submit_gpu_num[:10],
+                              history.epoch, 600.0)
+    assert sched.forecast(short) == pytest.approx(history.submit_gpu_job[4:10].mean())
