@@ -12,7 +12,12 @@ start on idle GPUs, some 7-GPU jobs are packed). Setup is not timed; each repeti
 rebuilds the state. The components (model call, sort) are also timed alone.
 
 Estimators: ``tree`` (a scikit-learn decision tree fitted on synthetic jobs, called through
-``ModelEstimator``), ``oracle`` (true durations, no model).
+``ModelEstimator``), ``oracle`` (true durations, no model), ``primo`` (the case study's
+Workload Estimate Model, ``--model``, exported and run by
+:class:`adapters.scheduler.embedded.EmbeddedScheduler`: per-job feature rows incl. the rolling
+history, one numpy pass over the exported bin tables, QSSF merge). ``--reprioritize off`` times
+the decision as Lucid deploys it: each estimate computed once when the job is queued (outside
+the timed pass), the pass sorts and places.
 """
 from __future__ import annotations
 
@@ -62,9 +67,15 @@ def make_trace(n_queued: int, seed: int) -> pd.DataFrame:
     return df
 
 
-def make_estimator(kind: str, seed: int):
+def make_estimator(kind: str, seed: int, model_path=None):
     if kind == "oracle":
         return OracleEstimator()
+    if kind == "primo":
+        import primo
+        from adapters.scheduler.embedded import EmbeddedScheduler
+
+        # synthetic users/names are unseen codes (-1): the same work as for known ones
+        return EmbeddedScheduler(primo.load(model_path), {}, pd.Timestamp("2020-09-01"))
     rng = np.random.default_rng(seed)
     x = np.column_stack([rng.choice([1, 2, 4, 8], 5000), rng.integers(1, 64, 5000), rng.uniform(0, 1e6, 5000)])
     y = x[:, 0] * 600 + rng.lognormal(7, 1, 5000)
@@ -72,9 +83,10 @@ def make_estimator(kind: str, seed: int):
     return ModelEstimator(tree.predict, features=FEATURES)
 
 
-def one_decision(trace: pd.DataFrame, catalog: WorkloadCatalog, profiles, estimator) -> tuple[float, float, int, int]:
+def one_decision(trace: pd.DataFrame, catalog: WorkloadCatalog, profiles, estimator,
+                 reprioritize: bool = True) -> tuple[float, float, int, int]:
     """Build the state, run the timed pass; return (wall s, CPU s, jobs started, jobs packed)."""
-    policy = TimedLucid(estimator=estimator, profiler_nodes=0, reprioritize=True, min_partner_remaining=0)
+    policy = TimedLucid(estimator=estimator, profiler_nodes=0, reprioritize=reprioritize, min_partner_remaining=0)
     sim = Simulator(trace, {"venus": N_NODES}, policy, catalog=catalog, profiles=profiles, check_invariants=False)
     sim.advance(until=1.0)
     queued, wall, cpu = policy.timings[-1]
@@ -87,15 +99,20 @@ def one_decision(trace: pd.DataFrame, catalog: WorkloadCatalog, profiles, estima
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--queue", type=int, nargs="*", default=[128, 512, 1024, 2048])
-    parser.add_argument("--estimator", choices=["tree", "oracle"], default="tree")
+    parser.add_argument("--estimator", choices=["tree", "oracle", "primo"], default="tree")
+    parser.add_argument("--model", default="reports/scheduler/models/workload.primo",
+                        help="Primo workload model file (--estimator primo)")
+    parser.add_argument("--reprioritize", choices=["on", "off"], default="on",
+                        help="on: every queued job re-estimated in the timed pass; off: estimates cached at queueing")
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 
     catalog = WorkloadCatalog.from_data_dir(args.data_dir)
-    estimator = make_estimator(args.estimator, args.seed)
+    estimator = make_estimator(args.estimator, args.seed, args.model)
     print(f"Lucid decision latency, {N_NODES} nodes x 8 GPUs, estimator={args.estimator}, "
+          f"reprioritize={args.reprioritize}, "
           f"{args.repeat} repetitions, ms (median unless noted; wall clock and this process's CPU time; "
           f"CPU time and the minimum are less sensitive to other processes on a shared machine)")
     print(f"{'queued':>7s}{'wall':>8s}{'wall min':>10s}{'wall p95':>10s}{'CPU':>8s}{'model call':>12s}{'sort':>7s}"
@@ -103,7 +120,8 @@ def main(argv=None) -> None:
     for n in args.queue:
         trace = make_trace(n, args.seed)
         profiles = assign_profiles(trace, catalog, seed=args.seed)
-        runs = [one_decision(trace, catalog, profiles, estimator) for _ in range(args.repeat)]
+        runs = [one_decision(trace, catalog, profiles, estimator, args.reprioritize == "on")
+                for _ in range(args.repeat)]
         wall = sorted(r[0] * 1e3 for r in runs)
         cpu = sorted(r[1] * 1e3 for r in runs)
         # Components alone, on the same queued jobs.

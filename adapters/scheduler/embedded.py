@@ -18,6 +18,7 @@ builds them, from the jobs the scheduler has seen finish (``observe``) and submi
 from __future__ import annotations
 
 from collections import defaultdict, deque
+from datetime import timedelta
 
 import numpy as np
 import pandas as pd
@@ -69,6 +70,8 @@ class EmbeddedScheduler:
         self._predict_one = compile_python(workload_model)
         self._codes = {key: {v: i for i, v in enumerate(values)} for key, values in codes.items()}
         self.epoch = pd.Timestamp(epoch)
+        # datetime arithmetic in UTC then back to the zone: exact like pandas, ~20x cheaper per job
+        self._epoch_utc = (self.epoch.tz_convert("UTC") if self.epoch.tzinfo else self.epoch).to_pydatetime()
         self.rolling = rolling or workload.RollingEstimator(similarity_threshold=1.0)
         self.lam = lam
         self.log_range = tuple(float(v) for v in log_range)
@@ -96,7 +99,9 @@ class EmbeddedScheduler:
 
     def job_row(self, job) -> list[float]:
         """The model's feature row of ``job`` (a mapping or a simulator ``SimJob``)."""
-        stamp = self.epoch + pd.Timedelta(seconds=float(_get(job, "submit_time")))
+        stamp = self._epoch_utc + timedelta(seconds=float(_get(job, "submit_time")))
+        if self.epoch.tzinfo is not None:
+            stamp = stamp.astimezone(self.epoch.tzinfo)
         record = {"user": str(_get(job, "user")), "name": str(_get(job, "name")),
                   "gpu_num": int(_get(job, "gpu_num"))}
         values = {
@@ -104,7 +109,7 @@ class EmbeddedScheduler:
             "vc": self._codes.get("vc", {}).get(str(_get(job, "vc")), -1),
             "name": self._codes.get("name", {}).get(record["name"], -1),
             "gpu_num": float(record["gpu_num"]), "cpu_num": float(_get(job, "cpu_num")),
-            "hour": stamp.hour, "day_of_week": stamp.day_of_week,
+            "hour": stamp.hour, "day_of_week": stamp.weekday(),
             "user_recent_submits": self._recent_submits(job),
         }
         for key, value in self.rolling.features(record).items():
