@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from adapters.scheduler import packing, primo_models, throughput, workload
-from adapters.scheduler.embedded import EmbeddedScheduler, training_codes
+from adapters.scheduler.embedded import EmbeddedScheduler
 from adapters.scheduler.evaluate_predictors import CHINA_HOLIDAYS_2020
 from adapters.scheduler.jobs import last_month_start, load_alibaba_pods, load_swf
 from adapters.scheduler.simulator import (FIFOPolicy, LucidPolicy, QSSFPolicy, RollingHistoryEstimator, Simulator,
@@ -107,25 +107,43 @@ def _lucid(embedded: EmbeddedScheduler, profiler_nodes: int) -> LucidPolicy:
                        profiler_nodes=profiler_nodes)
 
 
+def embedded_factory(train: pd.DataFrame, workload_model, log_range, epoch, *, packing_model=None,
+                     throughput_model=None, lam: float = 0.5):
+    """A function returning a fresh :class:`EmbeddedScheduler` that already knows every ``train`` job.
+
+    Example
+    -------
+    >>> make = embedded_factory(train_jobs, mono, (0.0, 14.0), jobs.attrs["epoch"])  # doctest: +SKIP
+    >>> policy = QSSFPolicy(estimator=make())  # doctest: +SKIP
+    """
+    codes = {key: list(pd.Index(train[key].astype(str).unique())) for key in ("user", "vc", "name")}
+    # in finish order, as online_history feeds the estimator (the decayed name means depend on it)
+    order = np.argsort(workload.job_end_times(train), kind="stable")
+    records = train.iloc[order][["user", "name", "gpu_num", "duration"]].to_dict("records")
+
+    def make() -> EmbeddedScheduler:
+        # the scheduler starts the simulated period knowing every training job's duration
+        rolling = workload.RollingEstimator(similarity_threshold=1.0)
+        for job in records:
+            rolling.update(job)
+        return EmbeddedScheduler(workload_model, codes, epoch, packing_model=packing_model,
+                                 throughput_model=throughput_model, rolling=rolling, log_range=log_range,
+                                 lam=lam, holidays=CHINA_HOLIDAYS_2020)
+
+    return make
+
+
 def simulate_trace(name, jobs, boundary, kwargs, n_nodes, *, data_dir, packing_model, throughput_model,
                    budget, seed=0) -> dict:
     """Train the trace's workload model on jobs before ``boundary``; simulate every policy on the later jobs."""
     data = workload.workload_dataset(jobs, boundary, **kwargs)
     plain, mono, seconds = primo_models.fit_workload_model(data, budget)
     log_range = (float(np.log1p(data.y_train).min()), float(np.log1p(data.y_train).max()))
-    codes, epoch = training_codes(jobs, boundary), jobs.attrs["epoch"]
     test = jobs.loc[data.X_test.index].copy()
     test.attrs = dict(jobs.attrs)
     train = jobs.loc[data.X_train.index]
-
-    def embedded():
-        # the scheduler starts the test period knowing every training job's duration
-        rolling = workload.RollingEstimator(similarity_threshold=1.0)
-        for job in train[["user", "name", "gpu_num", "duration"]].to_dict("records"):
-            rolling.update(job)
-        return EmbeddedScheduler(mono, codes, epoch, packing_model=packing_model, throughput_model=throughput_model,
-                                 rolling=rolling, log_range=log_range, holidays=CHINA_HOLIDAYS_2020)
-
+    embedded = embedded_factory(train, mono, log_range, jobs.attrs["epoch"], packing_model=packing_model,
+                                throughput_model=throughput_model)
     catalog = WorkloadCatalog.from_data_dir(data_dir)
     profiles = assign_profiles(test, catalog, seed=seed)
     rows = {}
