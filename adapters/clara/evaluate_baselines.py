@@ -19,13 +19,16 @@ from __future__ import annotations
 
 import argparse
 import logging
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.model_selection import train_test_split
 
 from adapters.clara.baselines import Baseline, ai_baselines, cp_baselines, fit_timed, ms_baselines
-from adapters.clara.data import CP_TARGET_SCALE, load_ai, load_ai_click_loops, load_cp, load_ms
+from adapters.clara.data import (
+    CP_TARGET_SCALE, AIData, ClickLoops, CPData, MSData, load_ai, load_ai_click_loops, load_cp, load_ms,
+)
 from adapters.clara.metrics import mae, mean_group_wmape, positive_class_scores, wmape
 
 logger = logging.getLogger(__name__)
@@ -45,7 +48,12 @@ PAPER_PRIMO = (
 
 @dataclass
 class BaselineResult:
-    """One row of the table: metrics on the test split and on real NFs, and training time."""
+    """One row of the table: metrics on the test split and on real NFs, and training time.
+
+    ``train_seconds`` is the fastest wall-clock fit, ``train_cpu_seconds`` the process CPU time
+    per fit (mean over the repeats; steadier on a shared machine); both None for a pretrained model. ``model`` is the estimator
+    fitted on the whole training set (the one scored on the real NFs).
+    """
 
     task: str
     model: str
@@ -53,6 +61,8 @@ class BaselineResult:
     test: dict[str, float] = field(default_factory=dict)
     real: dict[str, float] = field(default_factory=dict)
     train_seconds: float | None = None
+    train_cpu_seconds: float | None = None
+    fitted: object = field(default=None, repr=False, compare=False)
 
     @property
     def reference(self) -> str:
@@ -60,8 +70,71 @@ class BaselineResult:
 
 
 def _fit(baseline: Baseline, X, y, repeats: int):
+    cpu_start = time.process_time()
     model, seconds = fit_timed(baseline.build(), X, y, repeats=1 if baseline.tuned else repeats)
-    return model, (None if baseline.pretrained else seconds)
+    cpu = (time.process_time() - cpu_start) / (1 if baseline.tuned else repeats)
+    return model, (None, None) if baseline.pretrained else (seconds, cpu)
+
+
+def score_ms(baselines: list[Baseline], train: MSData, test: MSData, real: MSData,
+             repeats: int = 1) -> list[BaselineResult]:
+    """Fit each MS baseline on ``train``; score MAE on ``test`` and on the real NFs ``real``."""
+    results = []
+    for baseline in baselines:
+        logger.info("MS: fitting %s", baseline.name)
+        model, (seconds, cpu) = _fit(baseline, train.X, train.y, repeats)
+        results.append(BaselineResult(
+            "MS", baseline.name, baseline.description,
+            test={"mae": mae(test.y, model.predict(test.X))},
+            real={"mae": mae(real.y, model.predict(real.X))},
+            train_seconds=seconds, train_cpu_seconds=cpu, fitted=model))
+    return results
+
+
+def score_ai(baselines: list[Baseline], train: AIData, test: AIData, loops: ClickLoops,
+             repeats: int = 1) -> list[BaselineResult]:
+    """Fit each AI baseline on ``train``; score P/R/F1 on ``test``; count flagged Click loops."""
+    results = []
+    for baseline in baselines:
+        logger.info("AI: fitting %s", baseline.name)
+        model, (seconds, cpu) = _fit(baseline, train.X, train.y, repeats)
+        results.append(BaselineResult(
+            "AI", baseline.name, baseline.description,
+            test=positive_class_scores(test.y, model.predict(test.X)),
+            real={"loops_flagged": float(np.sum(model.predict(loops.X) == 1))},
+            train_seconds=seconds, train_cpu_seconds=cpu, fitted=model))
+    return results
+
+
+def cp_holdout_split(synthetic: CPData, holdout: float = 0.2, random_state: int = 0):
+    """The fixed synthetic hold-out of the CP table: ``(X_fit, X_held, y_fit, y_held)``.
+
+    Example
+    -------
+    >>> X_fit, X_held, y_fit, y_held = cp_holdout_split(load_cp("synthetic"))
+    >>> len(X_fit), len(X_held)
+    (2328, 583)
+    """
+    return train_test_split(synthetic.X, synthetic.y, test_size=holdout, random_state=random_state)
+
+
+def score_cp(baselines: list[Baseline], synthetic: CPData, real: CPData, repeats: int = 1,
+             holdout: float = 0.2, random_state: int = 0) -> list[BaselineResult]:
+    """Score each CP baseline on the synthetic hold-out (fit on the rest) and on the real NFs
+    (fit on all synthetic rows); nothing is fitted on the real NFs."""
+    X_fit, X_held, y_fit, y_held = cp_holdout_split(synthetic, holdout, random_state)
+    results = []
+    for baseline in baselines:
+        logger.info("CP: fitting %s", baseline.name)
+        held_pred = baseline.build().fit(X_fit, y_fit).predict(X_held)
+        model, (seconds, cpu) = _fit(baseline, synthetic.X, synthetic.y, repeats)
+        real_pred = model.predict(real.X)
+        results.append(BaselineResult(
+            "CP", baseline.name, baseline.description,
+            test={"mae_instr": mae(y_held, held_pred) * CP_TARGET_SCALE, "wmape": wmape(y_held, held_pred)},
+            real={"wmape": mean_group_wmape(real.y, real_pred, real.groups)},
+            train_seconds=seconds, train_cpu_seconds=cpu, fitted=model))
+    return results
 
 
 def evaluate_ms(data_dir=None, repeats: int = 3, random_state: int = 0) -> list[BaselineResult]:
@@ -73,17 +146,8 @@ def evaluate_ms(data_dir=None, repeats: int = 3, random_state: int = 0) -> list[
     >>> rows[0].model, round(rows[0].test["mae"], 3)  # doctest: +SKIP
     ('clara_xgboost', 2.547)
     """
-    train, test, real = (load_ms(s, data_dir) for s in ("train", "test", "real_nfs"))
-    results = []
-    for baseline in ms_baselines(random_state):
-        logger.info("MS: fitting %s", baseline.name)
-        model, seconds = _fit(baseline, train.X, train.y, repeats)
-        results.append(BaselineResult(
-            "MS", baseline.name, baseline.description,
-            test={"mae": mae(test.y, model.predict(test.X))},
-            real={"mae": mae(real.y, model.predict(real.X))},
-            train_seconds=seconds))
-    return results
+    splits = (load_ms(s, data_dir) for s in ("train", "test", "real_nfs"))
+    return score_ms(ms_baselines(random_state), *splits, repeats=repeats)
 
 
 def evaluate_ai(data_dir=None, repeats: int = 3, random_state: int = 0) -> list[BaselineResult]:
@@ -94,17 +158,8 @@ def evaluate_ai(data_dir=None, repeats: int = 3, random_state: int = 0) -> list[
     >>> round(evaluate_ai(repeats=1)[0].test["f1"], 3)  # doctest: +SKIP
     0.896
     """
-    train, test, loops = load_ai("train", data_dir), load_ai("test", data_dir), load_ai_click_loops(data_dir)
-    results = []
-    for baseline in ai_baselines(random_state):
-        logger.info("AI: fitting %s", baseline.name)
-        model, seconds = _fit(baseline, train.X, train.y, repeats)
-        results.append(BaselineResult(
-            "AI", baseline.name, baseline.description,
-            test=positive_class_scores(test.y, model.predict(test.X)),
-            real={"loops_flagged": float(np.sum(model.predict(loops.X) == 1))},
-            train_seconds=seconds))
-    return results
+    return score_ai(ai_baselines(random_state), load_ai("train", data_dir), load_ai("test", data_dir),
+                    load_ai_click_loops(data_dir), repeats=repeats)
 
 
 def evaluate_cp(data_dir=None, repeats: int = 1, random_state: int = 0,
@@ -117,21 +172,8 @@ def evaluate_cp(data_dir=None, repeats: int = 1, random_state: int = 0,
     >>> round(rows[0].real["wmape"], 4)  # doctest: +SKIP
     0.1507
     """
-    synthetic, real = load_cp("synthetic", data_dir), load_cp("real_nfs", data_dir)
-    X_fit, X_held, y_fit, y_held = train_test_split(
-        synthetic.X, synthetic.y, test_size=holdout, random_state=random_state)
-    results = []
-    for baseline in cp_baselines(random_state, data_dir):
-        logger.info("CP: fitting %s", baseline.name)
-        held_model = baseline.build().fit(X_fit, y_fit)
-        held_pred = held_model.predict(X_held)
-        model, seconds = _fit(baseline, synthetic.X, synthetic.y, repeats)
-        results.append(BaselineResult(
-            "CP", baseline.name, baseline.description,
-            test={"mae_instr": mae(y_held, held_pred) * CP_TARGET_SCALE, "wmape": wmape(y_held, held_pred)},
-            real={"wmape": mean_group_wmape(real.y, model.predict(real.X), real.groups)},
-            train_seconds=seconds))
-    return results
+    return score_cp(cp_baselines(random_state, data_dir), load_cp("synthetic", data_dir),
+                    load_cp("real_nfs", data_dir), repeats=repeats, holdout=holdout, random_state=random_state)
 
 
 def format_table(results: list[BaselineResult]) -> str:

@@ -1,0 +1,255 @@
+"""Primo's models for the three Clara tasks: PrAM templates, search budgets and spaces, CP routes.
+
+The paper replaces all three of Clara's models by PrAM (GA²M) models whose structure is chosen by
+Bayesian optimization (BO). Here:
+
+* :func:`pram_template` — the PrAM of a task with bounded boosting (``max_rounds``, ``outer_bags``
+  of the :class:`SearchBudget`); fitted as is it is "Primo w/o BO";
+* :func:`search_pram`, :func:`fit_best` — "Primo w/ BO": :class:`primo.search.BayesianSearch` with
+  k-fold CV inside (the MS landscape is flat and a single hold-out too noisy to rank configurations);
+* CP works on token blocks, so its models are pipelines ``CPTokenFeatures → PrAM``
+  (:func:`cp_pipeline`); :func:`distill_lstm` is the second CP route, distilling Clara's LSTM
+  through :func:`primo.distill.distill` on the synthetic blocks plus generated ones
+  (:mod:`adapters.clara.augment`).
+
+Example
+-------
+>>> from adapters.clara.data import load_ms
+>>> ms = load_ms("train")
+>>> search = search_pram("MS", ms.X, ms.y, QUICK["MS"], random_state=0)  # doctest: +SKIP
+>>> fit_best(search, ms.X, ms.y).metadata_["search"]["best_params"]  # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.pipeline import Pipeline
+from skopt.space import Integer, Real
+
+from adapters.clara.augment import augment_blocks
+from adapters.clara.cp_features import CPTokenFeatures
+from primo import PrAMClassifier, PrAMRegressor
+from primo.distill import distill
+from primo.search import BayesianSearch
+
+logger = logging.getLogger(__name__)
+
+TASKS = ("MS", "AI", "CP")
+#: Validation loss of each task's search (MAE in cores / instructions÷60; F1 of CRC loops).
+SCORING = {"MS": "mae", "AI": "f1", "CP": "mae"}
+#: CP feature design of the PrAM pipelines: length, token counts, first/last-token indicators.
+#: Chosen on synthetic 3-fold CV only (``benchmarks/clara_cp_pram_design.py``).
+CP_FEATURES = {"length": True, "boundary_tokens": True}
+#: Pipeline step names (search spaces address the PrAM as ``pram__<param>``).
+CP_STEPS = ("features", "pram")
+
+
+@dataclass(frozen=True)
+class SearchBudget:
+    """How much a task's search may spend.
+
+    ``n_trials`` BO trials, each scored by ``cv``-fold cross-validation; every PrAM fit is bounded
+    by ``max_rounds`` boosting rounds and ``outer_bags`` bags. ``n_augment`` is the number of
+    generated blocks per training block for the CP distillation route.
+    """
+
+    n_trials: int
+    cv: int
+    max_rounds: int
+    outer_bags: int
+    n_augment: float = 1.0
+
+
+#: The full case study: a few dozen trials in all, < 15 min on 2 free cores.
+FULL = {
+    "MS": SearchBudget(n_trials=25, cv=5, max_rounds=1000, outer_bags=2),
+    "AI": SearchBudget(n_trials=12, cv=3, max_rounds=500, outer_bags=2),
+    "CP": SearchBudget(n_trials=10, cv=3, max_rounds=1000, outer_bags=2, n_augment=1.0),
+}
+#: ``--quick``: a smoke run that exercises every step in seconds (numbers are meaningless).
+QUICK = {
+    "MS": SearchBudget(n_trials=3, cv=2, max_rounds=100, outer_bags=1),
+    "AI": SearchBudget(n_trials=2, cv=2, max_rounds=50, outer_bags=1),
+    "CP": SearchBudget(n_trials=2, cv=2, max_rounds=100, outer_bags=1, n_augment=0.5),
+}
+
+
+def pram_template(task: str, budget: SearchBudget, random_state: int = 0):
+    """The unfitted PrAM of ``task`` with PrAM's default structure and bounded boosting.
+
+    Example
+    -------
+    >>> pram_template("AI", QUICK["AI"]).max_rounds
+    50
+    """
+    _check_task(task)
+    cls = PrAMClassifier if task == "AI" else PrAMRegressor
+    # n_jobs=1: searches parallelize over trials instead, and the machine is shared.
+    return cls(max_rounds=budget.max_rounds, outer_bags=budget.outer_bags, n_jobs=1, random_state=random_state)
+
+
+def search_space(task: str) -> dict:
+    """The BO space of ``task`` (scikit-optimize dimensions keyed by PrAM parameter).
+
+    * MS — PrAM's default space (bins, pair terms, learning rate, leaf size, leaves);
+    * AI — the 102 features are 0/1 flags, so bins do not matter; at most 10 pair terms (the pair
+      screening over 5,151 candidate pairs dominates the fit time);
+    * CP — token counts take few values (≤ 64 bins suffice), at most 8 pair terms; keys carry the
+      ``pram__`` prefix of :func:`cp_pipeline`.
+
+    Example
+    -------
+    >>> sorted(search_space("AI"))
+    ['interactions', 'learning_rate', 'max_leaves', 'min_samples_leaf']
+    """
+    _check_task(task)
+    shared = {
+        "learning_rate": Real(0.005, 0.3, prior="log-uniform"),
+        "min_samples_leaf": Integer(1, 50, prior="log-uniform"),
+        "max_leaves": Integer(2, 4),
+    }
+    if task == "MS":
+        return {"max_bins": Integer(8, 512, prior="log-uniform"), **shared, "interactions": Integer(0, 32)}
+    if task == "AI":
+        return {**shared, "interactions": Integer(0, 10)}
+    space = {"max_bins": Integer(8, 64, prior="log-uniform"), **shared, "interactions": Integer(0, 8)}
+    return {f"{CP_STEPS[1]}__{name}": dimension for name, dimension in space.items()}
+
+
+def cp_pipeline(pram=None, **feature_params) -> Pipeline:
+    """``CPTokenFeatures → PrAMRegressor`` on token blocks; the PrAM sees named features.
+
+    Parameters
+    ----------
+    pram : PrAMRegressor, optional
+        The additive model (default: ``pram_template("CP", FULL["CP"])``).
+    **feature_params
+        Overrides of :data:`CP_FEATURES`.
+
+    Example
+    -------
+    >>> list(cp_pipeline().named_steps)
+    ['features', 'pram']
+    """
+    features = CPTokenFeatures(**{**CP_FEATURES, **feature_params}).set_output(transform="pandas")
+    return Pipeline([(CP_STEPS[0], features), (CP_STEPS[1], pram or pram_template("CP", FULL["CP"]))])
+
+
+def search_pram(task: str, X, y, budget: SearchBudget, *, n_jobs=1, random_state: int = 0,
+                progress: bool = False) -> BayesianSearch:
+    """Primo w/ BO: Bayesian search of the task's PrAM with ``budget.cv``-fold CV (no refit).
+
+    For CP, ``X`` holds token blocks and the searched estimator is :func:`cp_pipeline`. Fit the
+    chosen configuration with :func:`fit_best` (separately, so that its fit can be timed and
+    repeated on other rows).
+
+    Parameters
+    ----------
+    task : {"MS", "AI", "CP"}
+    X, y : training data (never the real NFs)
+    budget : SearchBudget
+    n_jobs : int
+        Trials evaluated in parallel (joblib).
+    random_state : int
+        Seeds the folds, the optimizer and the PrAM.
+
+    Example
+    -------
+    >>> search = search_pram("MS", ms.X, ms.y, FULL["MS"], n_jobs=2)  # doctest: +SKIP
+    >>> search.best_params_, search.best_loss_  # doctest: +SKIP
+    """
+    estimator = pram_template(task, budget, random_state)
+    if task == "CP":
+        estimator = cp_pipeline(estimator)
+    search = BayesianSearch(
+        estimator, space=search_space(task), scoring=SCORING[task], n_trials=budget.n_trials, cv=budget.cv,
+        n_jobs=n_jobs, random_state=random_state, refit=False, progress=progress,
+    )
+    return search.fit(X, y)
+
+
+def fit_best(search: BayesianSearch, X, y):
+    """Fit the best configuration of ``search`` on (X, y); its PrAM gets ``metadata_["search"]``.
+
+    Returns the PrAM (MS, AI) or the ``features → PrAM`` pipeline (CP).
+
+    Example
+    -------
+    >>> model = fit_best(search_pram("MS", ms.X, ms.y, QUICK["MS"]), ms.X, ms.y)  # doctest: +SKIP
+    """
+    model = clone(search.estimator).set_params(**search.best_params_).fit(X, y)
+    pram = model.named_steps[CP_STEPS[1]] if isinstance(model, Pipeline) else model
+    pram.metadata_["search"] = search.history()
+    return model
+
+
+def distill_lstm(lstm, X, budget: SearchBudget, *, student_params: dict | None = None, search: bool = True,
+                 n_jobs=1, random_state: int = 0, progress: bool = False) -> Pipeline:
+    """Second CP route: distill Clara's LSTM into a ``CPTokenFeatures → PrAM`` pipeline.
+
+    The LSTM labels the training blocks ``X`` and ``budget.n_augment × len(X)`` blocks generated
+    from them (:func:`adapters.clara.augment.augment_blocks`); :func:`primo.distill.distill` holds
+    out 20% of that pool to measure fidelity and searches the PrAM on fidelity (1 − R² against
+    the LSTM). The measured counts are not used: this route only learns what the LSTM knows.
+
+    Parameters
+    ----------
+    lstm : fitted :class:`~adapters.clara.lstm.ClaraLSTMRegressor`
+    X : array-like (n, 70)
+        Training token blocks (never the real NFs).
+    budget : SearchBudget
+    student_params : dict, optional
+        PrAM parameters (``pram__`` prefixed) to fit as given, e.g. the best of an earlier search
+        when refitting on more data with ``search=False``.
+    search : bool, default True
+    n_jobs, random_state, progress :
+        As for :func:`search_pram`.
+
+    Returns
+    -------
+    Pipeline
+        Fitted; its PrAM's ``metadata_`` holds ``"distillation"`` (fidelity, options, timing) and
+        ``"search"`` when searched.
+
+    Example
+    -------
+    >>> student = distill_lstm(ClaraLSTMRegressor().fit(), load_cp("synthetic").X, QUICK["CP"])  # doctest: +SKIP
+    >>> student.named_steps["pram"].metadata_["distillation"]["fidelity"]  # doctest: +SKIP
+    """
+    X = np.asarray(X)
+    n_generated = int(round(budget.n_augment * len(X)))
+    pool = np.vstack([X, augment_blocks(X, n_generated, random_state=random_state)]) if n_generated else X
+    logger.info("CP distillation: %d training blocks + %d generated", len(X), n_generated)
+    student = distill(
+        lstm, pool, cp_pipeline(pram_template("CP", budget, random_state)), task="regression", test_size=0.2,
+        search=search, n_trials=budget.n_trials, space=search_space("CP") if search else None,
+        student_params=student_params, n_jobs=n_jobs, random_state=random_state, progress=progress,
+    )
+    pram = student.named_steps[CP_STEPS[1]]
+    record = dict(student.metadata_["distillation"])
+    record["options"] = {**record["options"], "augment": "concat+crop blocks", "n_augment": n_generated}
+    pram.metadata_["distillation"] = record
+    return student
+
+
+def searched_params(pipeline: Pipeline) -> dict:
+    """The CP search-space parameters of a fitted ``features → PrAM`` pipeline (``pram__`` keys).
+
+    Used to refit a distilled student's configuration on more data (the distill engine keeps the
+    chosen configuration in the model, not in a search history).
+
+    Example
+    -------
+    >>> sorted(searched_params(cp_pipeline()))[:2]
+    ['pram__interactions', 'pram__learning_rate']
+    """
+    params = pipeline.get_params()
+    return {name: params[name] for name in search_space("CP")}
+
+
+def _check_task(task: str) -> None:
+    if task not in TASKS:
+        raise ValueError(f"unknown Clara task {task!r}; expected one of {TASKS}")
