@@ -222,7 +222,7 @@ def run(data_dir=None, out="reports/scheduler", settings: Settings = FULL) -> di
                                                     packing_model=pk["model"], throughput_model=tp["model"],
                                                     budget=budget))
     atomic_write_bytes(out / "results.json", json.dumps(results, indent=2, default=float).encode())
-    atomic_write_bytes(out / "README.md", render_readme(results).encode())
+    atomic_write_bytes(out / "README.md", render_readme(results, out).encode())
     return results
 
 
@@ -234,8 +234,10 @@ def _md_table(rows: list[dict], columns: list[str]) -> str:
     return "\n".join(lines)
 
 
-def render_readme(results: dict) -> str:
-    """The README of the case-study output (tables from ``results``)."""
+def render_readme(results: dict, out: Path | None = None) -> str:
+    """The README of the case-study output: tables from ``results``, plus, when present in ``out``,
+    the outputs of ``benchmarks/scheduler_decision_latency.py`` (``decision_latency*.txt``) and of
+    :mod:`adapters.scheduler.knob_search` (``knob_search.json``)."""
     tp, pk, wl = results["throughput"], results["packing"], results["workload"]
     parts = [
         "# GPU cluster scheduler case study (Lucid models with Primo)",
@@ -266,6 +268,19 @@ def render_readme(results: dict) -> str:
                      f"R² {sim['workload_model']['r2']:.3f}, log R² {sim['workload_model']['r2_log']:.3f}")
         parts.append(_md_table(rows, ["policy", "avg_jct_h", "avg_queue_h", "p999_queue_h", "gpu_util",
                                       "packed_jobs", "sim_s"]))
+    for path in sorted(Path(out).glob("decision_latency*.txt")) if out else ():
+        parts += [f"## Decision latency (`{path.name}`, from benchmarks/scheduler_decision_latency.py)",
+                  "```\n" + path.read_text().strip() + "\n```"]
+    knobs = Path(out) / "knob_search.json" if out else None
+    if knobs is not None and knobs.is_file():
+        k = json.loads(knobs.read_text())
+        parts += ["## Scheduler knob search (python -m adapters.scheduler.knob_search)",
+                  f"NASA iPSC, tuned on the second-to-last month ({k['tune_jobs']} jobs, {len(k['trials'])} "
+                  f"simulations, first = defaults), evaluated on the last month ({k['eval_jobs']} jobs). "
+                  f"Defaults {k['defaults']}; best {k['best']}.",
+                  _md_table([{"knobs": name, "tuning_month_avg_jct_h": k["tune_jct_h"][name],
+                              "last_month_avg_jct_h": k["eval_jct_h"][name]} for name in ("defaults", "best")],
+                            ["knobs", "tuning_month_avg_jct_h", "last_month_avg_jct_h"])]
     parts.append("Reports: `throughput_report.html`, `workload_report.html`, `packing_report.html`; "
                  "models in `models/`.")
     return "\n\n".join(parts) + "\n"
@@ -277,7 +292,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", default=None, help="shared data directory (default: $PRIMO_DATA_DIR or ../shared/data)")
     parser.add_argument("--out", default="reports/scheduler", help="output directory (default: reports/scheduler)")
     parser.add_argument("--quick", action="store_true", help="smoke run: tiny budgets, trace prefixes, NASA only")
+    parser.add_argument("--readme-only", action="store_true",
+                        help="rewrite README.md from the existing results.json (e.g. after the latency benchmark)")
     args = parser.parse_args(argv)
+    if args.readme_only:
+        out = Path(args.out)
+        results = json.loads((out / "results.json").read_text())
+        atomic_write_bytes(out / "README.md", render_readme(results, out).encode())
+        return 0
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     logging.getLogger("interpret").setLevel(logging.WARNING)
     warnings.filterwarnings("ignore", message="Missing values detected")

@@ -23,3 +23,25 @@ def test_quick_casestudy_writes_everything(data_dir, tmp_path):
     for name in ("throughput", "workload", "packing"):
         assert (tmp_path / f"{name}_report.html").stat().st_size > 10_000
         assert load(tmp_path / "models" / f"{name}.primo").complexity_ > 0
+
+
+def test_readme_renders_tables_and_extra_outputs(tmp_path):
+    table = [{"model": "primo_pram", "mae": 3.5, "published_mae": 4.125, "fit_s": 1.0}]
+    results = {
+        "settings": {"n_trials": 1},
+        "throughput": {"table": table},
+        "workload": {"n_train": 10, "n_test": 5, "monotone_r2_gain": 0.01, "table": [{"model": "primo_pram", "r2": 0.2}]},
+        "packing": {"published_accuracy": 0.941, "n_leaves": 4, "complexity": 8,
+                    "table": [{"protocol": "stratified", "accuracy": 0.7, "std": 0.1, "folds": 5}]},
+        "simulation": [{"trace": "nasa_ipsc", "n_jobs": 3, "nodes": 2, "offered_load": 0.5,
+                        "workload_model": {"r2": 0.1, "r2_log": 0.4},
+                        "policies": {"fifo": {"avg_jct_h": 1.25, "avg_queue_h": 0.5}}}],
+    }
+    (tmp_path / "decision_latency_primo.txt").write_text("queued wall\n2048 2.5\n")
+    (tmp_path / "knob_search.json").write_text(json.dumps({
+        "tune_jobs": 7, "eval_jobs": 8, "trials": [{}, {}], "defaults": {"lam": 0.5}, "best": {"lam": 0.9},
+        "tune_jct_h": {"defaults": 1.0, "best": 0.75}, "eval_jct_h": {"defaults": 2.0, "best": 2.5}}))
+    text = casestudy.render_readme(results, tmp_path)
+    assert "| primo_pram | 3.500 | 4.125 | 1.000 |" in text
+    assert "| fifo | 1.250 | 0.500 |" in text
+    assert "2048 2.5" in text and "| best | 0.750 | 2.500 |" in text
