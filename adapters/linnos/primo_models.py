@@ -211,19 +211,21 @@ class TreePredictor:
 
 
 def tree_structure(model) -> dict:
-    """Size of a fitted PrDT: leaves, depth, complexity and the raw features it tests.
+    """Size of a fitted PrDT: leaves, depth, complexity, the raw features it tests and its first test.
 
     Example
     -------
     >>> tree_structure(primo_e)  # doctest: +SKIP
-    {'leaves': 4, 'depth': 3, 'complexity': 12, 'features_used': ['pending_now', 'latency_prev1']}
+    {'leaves': 4, 'depth': 3, 'complexity': 12, 'features_used': ['pending_now', 'latency_prev1'], 'root_feature': 'pending_now'}
     """
-    used = np.unique(model.tree_.feature[model.tree_.feature >= 0])
+    features = model.tree_.feature
+    used = np.unique(features[features >= 0])
     return {
         "leaves": int(model.n_leaves_),
         "depth": int(model.depth_),
         "complexity": int(model.complexity_),
         "features_used": [model.feature_names_[i] for i in used],
+        "root_feature": model.feature_names_[features[0]] if features[0] >= 0 else None,
     }
 
 

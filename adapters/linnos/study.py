@@ -101,6 +101,7 @@ def study_trace(path: Path, history: str, settings: Settings, *, full: bool = Tr
         "trace": path.name, "history": history, "n_reads": len(reads), "n_train": len(train), "n_test": len(test),
         "threshold_us": threshold, "inflection_us": slow_threshold(train["latency_us"], "inflection"),
         "test_slow_fraction": float(y_test.mean()),
+        "queue_length": queue_length_signal(train["pending_now"], y_train),
     }
     logger.info("%s (%s history): %d reads, p85 threshold %.0f µs", path.name, history, len(reads), threshold)
 
@@ -132,6 +133,32 @@ def study_trace(path: Path, history: str, settings: Settings, *, full: bool = Tr
     cost_us = {name: inference[name]["median_ns"] / 1000 for name in predictors}
     models = TraceModels(path.name, test, threshold, predictors, cost_us, scorers, trees, net)
     return result, models
+
+
+def queue_length_signal(pending_now, y) -> dict:
+    """How much the current queue length says about slowness: its spread, and the slow share per group.
+
+    Groups are cut at the queue length's quartiles (``x <= q25``, ``q25 < x <= q50``...); many reads
+    share the same length near the replayer's cap (~64), so tied quartiles merge groups and a group
+    can hold more than a quarter of the reads. Empty groups are left out.
+
+    Example
+    -------
+    >>> groups = queue_length_signal(np.arange(8), np.array([0, 0, 0, 0, 0, 1, 1, 1]))["groups"]
+    >>> [(g["max_pending"], g["slow_fraction"]) for g in groups]
+    [(1.0, 0.0), (3.0, 0.0), (5.0, 0.5), (7.0, 1.0)]
+    """
+    pending = np.asarray(pending_now, dtype=float)
+    y = np.asarray(y)
+    edges = np.unique(np.quantile(pending, [0.25, 0.5, 0.75]))
+    group = np.digitize(pending, edges, right=True)
+    groups = [{"max_pending": float(pending[group == k].max()), "share_of_reads": float(np.mean(group == k)),
+               "slow_fraction": float(y[group == k].mean())}
+              for k in range(len(edges) + 1) if np.any(group == k)]
+    return {
+        "percentiles": {f"p{q}": float(v) for q, v in zip((10, 50, 90), np.percentile(pending, (10, 50, 90)))},
+        "groups": groups,
+    }
 
 
 def _n_parameters(net: LinnOSNet) -> int:
