@@ -1,13 +1,7 @@
-"""Small models fit once on real data for the adjust tests (Clara-MS regressors, LinnOS classifiers)."""
+"""The adjust tests' Clara-MS PrAM with pair terms (the other shared models are in tests/primo/conftest.py)."""
 import pytest
 
-from primo import PrAMClassifier, PrAMRegressor, PrDTClassifier, PrDTRegressor
-from tests.primo.helpers import clara_ms, linnos_reads
-
-
-@pytest.fixture(scope="session")
-def clara(data_dir):
-    return clara_ms(data_dir)
+from primo import PrAMRegressor
 
 
 @pytest.fixture(scope="session")
@@ -15,26 +9,3 @@ def pram_ms(clara):
     """Clara-MS PrAM with pair terms (so monotonize must handle pairs)."""
     X, y, _, _ = clara
     return PrAMRegressor(max_bins=32, interactions=4, max_rounds=300, outer_bags=2, n_jobs=1, random_state=0).fit(X, y)
-
-
-@pytest.fixture(scope="session")
-def prdt_ms(clara):
-    X, y, _, _ = clara
-    return PrDTRegressor(ccp_alpha=0.5, random_state=0).fit(X, y)
-
-
-@pytest.fixture(scope="session")
-def linnos(data_dir):
-    return linnos_reads(data_dir, n=3000)
-
-
-@pytest.fixture(scope="session")
-def pram_linnos(linnos):
-    X, y = linnos
-    return PrAMClassifier(max_bins=32, interactions=1, max_rounds=200, outer_bags=2, n_jobs=1, random_state=0).fit(X, y)
-
-
-@pytest.fixture(scope="session")
-def prdt_linnos(linnos):
-    X, y = linnos
-    return PrDTClassifier(ccp_alpha=0.002, random_state=0).fit(X, y)

@@ -53,15 +53,15 @@ def test_regression_counterfactuals_are_the_true_nearest_in_range(pram_ms, clara
         assert result.neighbors["prediction"].between(50, 60).all()
 
 
-def test_labels_user_scale_and_trees(prdt_linnos, linnos):
+def test_labels_user_scale_and_trees(prdt_classifier, linnos):
     X, y = linnos
     scale = X.std().to_numpy() * np.array([1.0, 2.0, 2.0, 0.5])
-    index = CounterfactualIndex(prdt_linnos, X, y, match="both", scale=dict(zip(X.columns, scale)))
-    x = X.iloc[np.flatnonzero(prdt_linnos.predict(X) == 0)[0]]
+    index = CounterfactualIndex(prdt_classifier, X, y, match="both", scale=dict(zip(X.columns, scale)))
+    x = X.iloc[np.flatnonzero(prdt_classifier.predict(X) == 0)[0]]
     result = index.query(x, 1, k=5)
     assert result.term_deltas is None
     assert (result.neighbors["prediction"] == 1).all() and (result.neighbors["label"] == 1).all()
-    qualifying = (prdt_linnos.predict(X) == 1) & (y.to_numpy() == 1)
+    qualifying = (prdt_classifier.predict(X) == 1) & (y.to_numpy() == 1)
     _, distances = _brute_force(X, x, qualifying, 5, scale=scale)
     assert np.allclose(result.neighbors["distance"], distances)
     view = as_counterfactual(result, "row")
@@ -92,10 +92,10 @@ def test_categorical_features_count_one_per_mismatch(clara):
     assert all(t == "" or t.startswith(x["A_e"] + " → ") for t in changed)
 
 
-def test_diagnose_false_negatives_and_suggested_edit(pram_linnos, linnos):
+def test_diagnose_false_negatives_and_suggested_edit(pram_classifier, linnos):
     X, y = linnos
-    diagnosis = diagnose_errors(pram_linnos, X, y, kind="false_negatives", k=4)
-    predicted = pram_linnos.predict(X)
+    diagnosis = diagnose_errors(pram_classifier, X, y, kind="false_negatives", k=4)
+    predicted = pram_classifier.predict(X)
     expected = list(X.index[(y == 1) & (predicted == 0)])
     assert diagnosis.rows == expected and len(expected) > 5
     for result in diagnosis.results[:10]:
@@ -103,18 +103,18 @@ def test_diagnose_false_negatives_and_suggested_edit(pram_linnos, linnos):
     impact = diagnosis.term_impact
     assert list(impact["mean_push"]) == sorted(impact["mean_push"], reverse=True)
     assert impact["n_top"].sum() == len(expected)
-    fps = diagnose_errors(pram_linnos, X, y, kind="false_positives", k=2)
+    fps = diagnose_errors(pram_classifier, X, y, kind="false_positives", k=2)
     assert all((r.neighbors["prediction"] == 0).all() for r in fps.results)
-    candidates = suggest_term_edits(pram_linnos, diagnosis)
+    candidates = suggest_term_edits(pram_classifier, diagnosis)
     best = candidates.iloc[0]
     assert best["n_errors"] == candidates["n_errors"].max() and best["flip_shift"] > 0
     # Shifting the bin by the suggested flip shift (+ a hair) fixes at least half of its errors.
-    edited = shift_term_scores(pram_linnos, best["term"], best["flip_shift"] + 1e-6, bins=[int(best["bin"])])
+    edited = shift_term_scores(pram_classifier, best["term"], best["flip_shift"] + 1e-6, bins=[int(best["bin"])])
     feature = best["term"]
     members = [r.x.name for r in diagnosis.results
-               if np.searchsorted(pram_linnos.ebm_.bins_[list(X.columns).index(feature)][0], r.x[feature], side="right") == best["bin"]]
+               if np.searchsorted(pram_classifier.ebm_.bins_[list(X.columns).index(feature)][0], r.x[feature], side="right") == best["bin"]]
     assert len(members) == best["n_errors"]
     fixed = edited.predict(X.loc[members]) == 1
     assert fixed.mean() >= 0.5
     with pytest.raises(ValueError, match="kind"):
-        diagnose_errors(pram_linnos, X, y, kind="misses")
+        diagnose_errors(pram_classifier, X, y, kind="misses")

@@ -80,33 +80,33 @@ def test_undo_restores_each_step_and_refuses_a_changed_model(pram_ms, clara):
         undo(pram_ms)
 
 
-def test_prdt_leaf_and_threshold_edits(prdt_ms, prdt_linnos, clara, linnos):
+def test_prdt_leaf_and_threshold_edits(prdt_regressor, prdt_classifier, clara, linnos):
     X, y, X_test, _ = clara
-    leaves = prdt_ms.apply(X_test)
+    leaves = prdt_regressor.apply(X_test)
     leaf = int(np.bincount(leaves).argmax())
-    edited = set_leaf_value(prdt_ms, leaf, 99.0)
+    edited = set_leaf_value(prdt_regressor, leaf, 99.0)
     assert np.allclose(edited.predict(X_test)[leaves == leaf], 99.0)
-    assert np.allclose(edited.predict(X_test)[leaves != leaf], prdt_ms.predict(X_test)[leaves != leaf])
-    root_feature = prdt_ms.feature_names_[prdt_ms.tree_.feature[0]]
+    assert np.allclose(edited.predict(X_test)[leaves != leaf], prdt_regressor.predict(X_test)[leaves != leaf])
+    root_feature = prdt_regressor.feature_names_[prdt_regressor.tree_.feature[0]]
     moved = set_threshold(edited, 0, float(X_test[root_feature].max()) + 1.0)  # everything goes left
-    right = prdt_ms.tree_.children_right[0]
-    assert prdt_ms.decision_path(X_test)[:, right].nnz > 0 and moved.decision_path(X_test)[:, right].nnz == 0
+    right = prdt_regressor.tree_.children_right[0]
+    assert prdt_regressor.decision_path(X_test)[:, right].nnz > 0 and moved.decision_path(X_test)[:, right].nnz == 0
     restored = undo(undo(moved))
-    assert np.allclose(restored.predict(X_test), prdt_ms.predict(X_test)) and edits_of(restored) == []
+    assert np.allclose(restored.predict(X_test), prdt_regressor.predict(X_test)) and edits_of(restored) == []
     with pytest.raises(ValueError, match="not a leaf"):
-        set_leaf_value(prdt_ms, 0, 1.0)
+        set_leaf_value(prdt_regressor, 0, 1.0)
     Xl, _ = linnos
-    leaf = int(prdt_linnos.apply(Xl)[0])
-    to_slow = set_leaf_value(prdt_linnos, leaf, 1)
-    assert np.all(to_slow.predict(Xl)[prdt_linnos.apply(Xl) == leaf] == 1)
+    leaf = int(prdt_classifier.apply(Xl)[0])
+    to_slow = set_leaf_value(prdt_classifier, leaf, 1)
+    assert np.all(to_slow.predict(Xl)[prdt_classifier.apply(Xl) == leaf] == 1)
     assert edits_of(to_slow)[-1]["after"] == [0.0, 1.0]
 
 
-def test_prdt_monotonize_undo_replays_on_the_original(prdt_ms, clara):
+def test_prdt_monotonize_undo_replays_on_the_original(prdt_regressor, clara):
     X, y, X_test, _ = clara
-    feature = prdt_ms.feature_names_[prdt_ms.tree_.feature[0]]
-    leaf = int(prdt_ms.apply(X_test)[0])
-    edited = set_leaf_value(prdt_ms, leaf, 10.0)
+    feature = prdt_regressor.feature_names_[prdt_regressor.tree_.feature[0]]
+    leaf = int(prdt_regressor.apply(X_test)[0])
+    edited = set_leaf_value(prdt_regressor, leaf, 10.0)
     plus = monotonize(edited, feature, direction="decreasing", X_train=X, y_train=y)
     with pytest.raises(ValueError, match="X_train"):
         undo(plus)
@@ -126,7 +126,7 @@ def test_compare_models_reports_metrics_and_shapes(pram_ms, clara):
     assert "mae:" in report.summary()
 
 
-def test_cli_monotone_history_undo_counterfactual(tmp_path, data_dir, prdt_ms, capsys):
+def test_cli_monotone_history_undo_counterfactual(tmp_path, data_dir, prdt_regressor, capsys):
     clara_dir = data_dir / "clara"
     train = pd.read_csv(clara_dir / "ms_train.csv")
     model = PrAMRegressor(max_bins=16, interactions=0, max_rounds=100, outer_bags=1, n_jobs=1).fit(
@@ -147,5 +147,5 @@ def test_cli_monotone_history_undo_counterfactual(tmp_path, data_dir, prdt_ms, c
     assert "3 counterfactual(s)" in out and "term contribution changes" in out
     assert main(["info", str(tmp_path / "plus.primo")]) == 0
     assert "edits: 2" in capsys.readouterr().out
-    prdt_ms.save(tmp_path / "tree.primo")
+    prdt_regressor.save(tmp_path / "tree.primo")
     assert main(["adjust", "monotone", str(tmp_path / "tree.primo"), "--feature", "A_i", "--out", str(tmp_path / "t.primo")]) == 2

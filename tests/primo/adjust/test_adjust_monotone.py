@@ -71,9 +71,9 @@ def test_pram_monotonize_decreasing_and_auto(pram_ms, clara):
     assert record["direction"] == min(costs, key=costs.get)
 
 
-def test_pram_monotonize_classifier_probability(pram_linnos, linnos):
+def test_pram_monotonize_classifier_probability(pram_classifier, linnos):
     X, _ = linnos
-    plus = monotonize(pram_linnos, "prev_latency", direction="increasing")
+    plus = monotonize(pram_classifier, "prev_latency", direction="increasing")
     grid = _grid_predictions(plus, X, "prev_latency", proba=True)
     assert np.all(np.diff(grid, axis=1) >= -1e-12)
 
@@ -94,29 +94,29 @@ def test_monotonize_rejects_bad_input(pram_ms, data_dir):
         monotonize(with_category, "A_e")
 
 
-def test_prdt_monotonize_refits_with_monotonic_cst(prdt_ms, clara):
+def test_prdt_monotonize_refits_with_monotonic_cst(prdt_regressor, clara):
     X, y, X_test, _ = clara
     with pytest.raises(ValueError, match="X_train"):
-        monotonize(prdt_ms, "A_i")
-    used = [prdt_ms.feature_names_[f] for f in np.unique(prdt_ms.tree_.feature[prdt_ms.tree_.feature >= 0])]
+        monotonize(prdt_regressor, "A_i")
+    used = [prdt_regressor.feature_names_[f] for f in np.unique(prdt_regressor.tree_.feature[prdt_regressor.tree_.feature >= 0])]
     # Features along which the fitted tree goes down somewhere: the edit has something to fix.
-    falling = [f for f in used if np.any(np.diff(_grid_predictions(prdt_ms, X_test, f), axis=1) < 0)]
-    rising = [f for f in used if np.any(np.diff(_grid_predictions(prdt_ms, X_test, f), axis=1) > 0) and f not in falling[:1]]
+    falling = [f for f in used if np.any(np.diff(_grid_predictions(prdt_regressor, X_test, f), axis=1) < 0)]
+    rising = [f for f in used if np.any(np.diff(_grid_predictions(prdt_regressor, X_test, f), axis=1) > 0) and f not in falling[:1]]
     assert falling and rising
     up, down = falling[0], rising[0]
-    plus = monotonize(prdt_ms, [up, down], direction=["increasing", "decreasing"], X_train=X, y_train=y)
+    plus = monotonize(prdt_regressor, [up, down], direction=["increasing", "decreasing"], X_train=X, y_train=y)
     assert np.all(np.diff(_grid_predictions(plus, X_test, up), axis=1) >= -1e-9)
     assert np.all(np.diff(_grid_predictions(plus, X_test, down), axis=1) <= 1e-9)
     record = edits_of(plus)[-1]
     assert record["monotonic_cst_before"] is None
     assert record["monotonic_cst_after"][list(X.columns).index(up)] == 1
     assert record["monotonic_cst_after"][list(X.columns).index(down)] == -1
-    assert prdt_ms.monotonic_cst is None, "the input tree must stay unedited"
+    assert prdt_regressor.monotonic_cst is None, "the input tree must stay unedited"
 
 
-def test_prdt_classifier_monotonize(prdt_linnos, linnos):
+def test_prdt_classifier_monotonize(prdt_classifier, linnos):
     X, y = linnos
-    plus = monotonize(prdt_linnos, "prev_latency", direction="auto", X_train=X, y_train=y)
+    plus = monotonize(prdt_classifier, "prev_latency", direction="auto", X_train=X, y_train=y)
     assert edits_of(plus)[-1]["direction"] == ["increasing"]  # slow reads follow slow reads
     grid = _grid_predictions(plus, X, "prev_latency", proba=True)
     assert np.all(np.diff(grid, axis=1) >= -1e-12)

@@ -8,13 +8,12 @@ import pytest
 from primo import PrAMRegressor
 from primo.report import build
 from primo.report.browser import HeadlessChromium
-from tests.primo.explain.conftest import clara, linnos, pram_classifier, prdt_classifier, prdt_regressor  # noqa: F401
 
 MONOTONE_TERM = "R_ec"
 
 
 @pytest.fixture(scope="session")
-def edited_pram(clara):  # noqa: F811
+def edited_pram(clara):
     """A Clara-MS PrAM with a search history, a distillation record and a monotonize edit."""
     X, y, _, _ = clara
     model = PrAMRegressor(max_bins=32, interactions=2, max_rounds=300, outer_bags=2, n_jobs=1, random_state=0).fit(X, y)
@@ -36,7 +35,7 @@ def edited_pram(clara):  # noqa: F811
 
 
 @pytest.fixture(scope="session")
-def counterfactual(clara, edited_pram):  # noqa: F811
+def counterfactual(clara, edited_pram):
     """An object shaped like primo.adjust's counterfactual result (built here, not computed)."""
     X, _, X_test, _ = clara
     x = X_test.iloc[0]
@@ -50,7 +49,7 @@ def counterfactual(clara, edited_pram):  # noqa: F811
 
 
 @pytest.fixture(scope="session")
-def pram_report(edited_pram, clara, counterfactual):  # noqa: F811
+def pram_report(edited_pram, clara, counterfactual):
     X, y, X_test, y_test = clara
     mean = np.full(len(y_test), float(y.mean()))
     return build(edited_pram, X_test, y_test, baselines={"training mean": mean}, local_rows=2,
@@ -58,7 +57,7 @@ def pram_report(edited_pram, clara, counterfactual):  # noqa: F811
 
 
 @pytest.fixture(scope="session")
-def prdt_report(prdt_classifier, linnos):  # noqa: F811
+def prdt_report(prdt_classifier, linnos):
     X, y = linnos
     return build(prdt_classifier, X.iloc[:500], y.iloc[:500], local_rows=2, tree_depth=3)
 
