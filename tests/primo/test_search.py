@@ -1,5 +1,4 @@
 """Search of S(θ) = P(θ) + λ·C(θ)^γ on real data: objective, history, warm start, parallel runs."""
-import joblib
 import numpy as np
 import pandas as pd
 import pytest

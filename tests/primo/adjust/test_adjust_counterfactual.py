@@ -1,6 +1,5 @@
 """Counterfactuals: desired outcome, true k nearest (vs brute force), term deltas, error diagnosis."""
 import numpy as np
-import pandas as pd
 import pytest
 
 from primo import PrAMRegressor

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 import primo
-from primo import PrAMRegressor, PrDTRegressor
+from primo import PrAMRegressor
 from primo.adjust import (
     compare_models,
     edits_of,
