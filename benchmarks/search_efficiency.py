@@ -18,7 +18,6 @@ import argparse
 import json
 import time
 
-import numpy as np
 import pandas as pd
 
 from primo import PrAMRegressor, PrDTClassifier
