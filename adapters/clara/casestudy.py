@@ -62,7 +62,7 @@ logger = logging.getLogger(__name__)
 QUICK_BASELINES = ("clara_xgboost", "clara_svm", "clara_lstm", "ridge", "decision_tree")
 #: ``--quick`` subset sizes: AI negatives kept in train/test, CP synthetic blocks.
 QUICK_AI_NEGATIVES = (600, 400)
-QUICK_CP_BLOCKS = 500
+QUICK_CP_BLOCKS = 300
 
 
 class Stopwatch:

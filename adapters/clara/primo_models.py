@@ -73,7 +73,7 @@ FULL = {
 QUICK = {
     "MS": SearchBudget(n_trials=3, cv=2, max_rounds=100, outer_bags=1),
     "AI": SearchBudget(n_trials=2, cv=2, max_rounds=50, outer_bags=1),
-    "CP": SearchBudget(n_trials=2, cv=2, max_rounds=100, outer_bags=1, n_augment=0.5),
+    "CP": SearchBudget(n_trials=2, cv=2, max_rounds=50, outer_bags=1, n_augment=0.5),
 }
 
 
