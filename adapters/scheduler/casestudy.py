@@ -281,8 +281,22 @@ def render_readme(results: dict, out: Path | None = None) -> str:
                   _md_table([{"knobs": name, "tuning_month_avg_jct_h": k["tune_jct_h"][name],
                               "last_month_avg_jct_h": k["eval_jct_h"][name]} for name in ("defaults", "best")],
                             ["knobs", "tuning_month_avg_jct_h", "last_month_avg_jct_h"])]
-    parts.append("Reports: `throughput_report.html`, `workload_report.html`, `packing_report.html`; "
-                 "models in `models/`.")
+    parts += ["## How to read the policy tables",
+              "- Each trace is split in time: the workload model is trained on the earlier jobs, only the later jobs "
+              "are simulated; the Primo scheduler starts knowing every earlier job's duration (rolling history) and "
+              "learns online from jobs finishing in the simulation.\n"
+              "- `sjf_oracle` orders by true duration alone, non-preemptively; QSSF orders by GPUs × estimate, so on "
+              "traces with mixed GPU demands QSSF can beat this SJF; Tiresias is preemptive (2D-LAS) and needs no "
+              "estimate.\n"
+              "- `lucid_primo` profiles every job first on one *extra* node (profiling time limit 200 s); the GPU "
+              "utilisation column counts that node, and the profiling wait adds to each job's JCT. "
+              "`lucid_primo_noprof` is Lucid on the same GPUs as the other policies (no profiler, so no packing: "
+              "profiles are unknown).\n"
+              "- The Throughput Predict Model was trained on Venus; on these traces its forecasts only switch the "
+              "sharing capacity, and the Packing Analyze Model scores the sampled Lucid workload profiles "
+              "(`adapters.scheduler.simulator.profiles`): neither trace records GPU utilisation or memory.\n"
+              "- The Alibaba pods have no users or job names, so the workload model has little to learn from.",
+              "Reports: `throughput_report.html`, `workload_report.html`, `packing_report.html`; models in `models/`."]
     return "\n\n".join(parts) + "\n"
 
 
