@@ -126,7 +126,8 @@ def _slug(name: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``primo casestudy linnos`` (see the module docstring)."""
     parser = argparse.ArgumentParser(prog="primo casestudy linnos", description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", default=None, help="shared data directory (default: $PRIMO_DATA_DIR or ../shared/data)")
+    parser.add_argument("--data-dir", default=None,
+                        help="shared data directory (default: $PRIMO_DATA_DIR or ../shared/data)")
     parser.add_argument("--out", type=Path, default=Path("reports/linnos"), help="output folder")
     parser.add_argument("--quick", action="store_true", help="fast smoke run on a subset (numbers are not results)")
     args = parser.parse_args(argv)

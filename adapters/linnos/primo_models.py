@@ -215,8 +215,8 @@ def tree_structure(model) -> dict:
 
     Example
     -------
-    >>> tree_structure(primo_e)  # doctest: +SKIP
-    {'leaves': 4, 'depth': 3, 'complexity': 12, 'features_used': ['pending_now', 'latency_prev1'], 'root_feature': 'pending_now'}
+    >>> tree_structure(primo_e)["root_feature"]  # doctest: +SKIP
+    'pending_now'
     """
     features = model.tree_.feature
     used = np.unique(features[features >= 0])

@@ -81,7 +81,6 @@ class TraceModels:
     cost_us: dict  # policy name -> measured C cost of one prediction (µs)
     scorers: dict  # model name -> predictor scored in the tables (LinnOS: the float network)
     trees: dict = field(default_factory=dict)  # Primo model name -> fitted PrDT
-    net: LinnOSNet | None = None
 
 
 def study_trace(path: Path, history: str, settings: Settings, *, full: bool = True) -> tuple[dict, TraceModels]:
@@ -131,7 +130,7 @@ def study_trace(path: Path, history: str, settings: Settings, *, full: bool = Tr
 
     predictors = {"LinnOS": linnos_q16, **{name: scorers[name] for name in trees}}
     cost_us = {name: inference[name]["median_ns"] / 1000 for name in predictors}
-    models = TraceModels(path.name, test, threshold, predictors, cost_us, scorers, trees, net)
+    models = TraceModels(path.name, test, threshold, predictors, cost_us, scorers, trees)
     return result, models
 
 

@@ -1,0 +1,52 @@
+/* linnos_primo_e: PrDTClassifier exported by primo 0.1.0 (primo.export.to_c), integer mode.
+ *
+ * Input: x[0..8], one value per feature:
+ *   x[0] pending_now  (scale 1)
+ *   x[1] pending_prev1  (scale 1)
+ *   x[2] pending_prev2  (scale 1)
+ *   x[3] pending_prev3  (scale 1)
+ *   x[4] pending_prev4  (scale 1)
+ *   x[5] latency_prev1  (scale 1)
+ *   x[6] latency_prev2  (scale 1)
+ *   x[7] latency_prev3  (scale 1)
+ *   x[8] latency_prev4  (scale 1)
+ * Classes (index returned by *_predict -> label):
+ *   0: 0
+ *   1: 1
+ * int linnos_primo_e_leaf(const int64_t *x): leaf number, 0..1.
+ * int linnos_primo_e_predict(const int64_t *x): class index.
+ * Integer mode: pass round(value * scale) per feature, LINNOS_PRIMO_E_MISSING for a missing value.
+ * Check: on 8328 rows: 0 predictions and 0 paths differ from the float model.
+ */
+#ifndef LINNOS_PRIMO_E_H
+#define LINNOS_PRIMO_E_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stdint.h>
+#endif
+#define LINNOS_PRIMO_E_MISSING (-9223372036854775807LL - 1) /* INT64_MIN */
+#define LINNOS_PRIMO_E_SCORE_SCALE 1000000
+#define LINNOS_PRIMO_E_N_FEATURES 9
+#define LINNOS_PRIMO_E_N_CLASSES 2
+
+static const int linnos_primo_e_leaf_class[2] = {
+    0, 1
+};
+
+static inline int linnos_primo_e_leaf(const int64_t *x)
+{
+    if (x[8] <= 1839 && x[8] != LINNOS_PRIMO_E_MISSING) {
+        return 0;
+    } else {
+        return 1;
+    }
+}
+
+static inline int linnos_primo_e_predict(const int64_t *x)
+{
+    return linnos_primo_e_leaf_class[linnos_primo_e_leaf(x)];
+}
+
+#endif /* LINNOS_PRIMO_E_H */
