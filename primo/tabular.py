@@ -34,6 +34,18 @@ def split_target(table: pd.DataFrame, target: str) -> tuple[pd.DataFrame, pd.Ser
     return table.drop(columns=[target]), table[target]
 
 
+def model_inputs(model, table: pd.DataFrame):
+    """The model's feature columns of ``table`` in the model's order (all columns, as an array, for
+    a model fit without names); extra columns are ignored, missing ones named in the error."""
+    names = getattr(model, "feature_names_in_", None)
+    if names is None:
+        return table.to_numpy()
+    missing = [n for n in names if n not in table.columns]
+    if missing:
+        raise KeyError(f"the data lacks the model's feature columns {missing}")
+    return table[list(names)]
+
+
 def write_table(table: pd.DataFrame, path) -> Path:
     """Write a table atomically as CSV or Parquet, by suffix."""
     path = Path(path)

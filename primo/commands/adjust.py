@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from primo.tabular import model_inputs
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("adjust", help="monotone constraints, counterfactuals, edit log", description=__doc__)
@@ -50,16 +52,6 @@ def register(subparsers) -> None:
     undo.set_defaults(func=run_undo)
 
 
-def _features(model, table: pd.DataFrame):
-    names = getattr(model, "feature_names_in_", None)
-    if names is None:
-        return table.to_numpy()
-    missing = [n for n in names if n not in table.columns]
-    if missing:
-        raise KeyError(f"the data lacks the model's feature columns {missing}")
-    return table[list(names)]
-
-
 def _training(model, path, target):
     from primo.tabular import read_table, split_target
 
@@ -68,7 +60,7 @@ def _training(model, path, target):
     if target is None:
         raise ValueError("--train needs --target")
     X, y = split_target(read_table(path), target)
-    return _features(model, X), y
+    return model_inputs(model, X), y
 
 
 def run_monotone(args) -> int:
@@ -87,7 +79,7 @@ def run_monotone(args) -> int:
         y = None
         if args.target and args.target in table.columns:
             table, y = split_target(table, args.target)
-        print(compare_models(model, adjusted, _features(model, table), y).summary())
+        print(compare_models(model, adjusted, model_inputs(model, table), y).summary())
     adjusted.save(args.out)
     print(f"wrote {args.out}")
     return 0
@@ -118,8 +110,8 @@ def run_counterfactual(args) -> int:
     reference_y = None
     if args.target:
         reference, reference_y = split_target(reference, args.target)
-    result = counterfactuals(model, _features(model, table.iloc[[args.row]]), _desired(model, args.desired),
-                             _features(model, reference), k=args.k, reference_y=reference_y)
+    result = counterfactuals(model, model_inputs(model, table.iloc[[args.row]]), _desired(model, args.desired),
+                             model_inputs(model, reference), k=args.k, reference_y=reference_y)
     print(result.summary())
     with pd.option_context("display.width", 160, "display.max_columns", 30):
         print("\nneighbors:")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from primo.tabular import model_inputs
+
 _SUFFIXES = {".onnx": "onnx", ".h": "c", ".c": "c", ".js": "js", ".mjs": "js", ".json": "json"}
 
 
@@ -52,7 +54,7 @@ def run(args) -> int:
         if args.score_scale is not None:
             options["score_scale"] = args.score_scale
         if args.check_data is not None:
-            options["check_data"] = _feature_table(model, read_table(args.check_data))
+            options["check_data"] = model_inputs(model, read_table(args.check_data))
     path = export_model(model, fmt, out, **options)
     print(f"wrote {path} ({fmt}{', integer mode' if args.integer else ''}, {path.stat().st_size} bytes)")
     if "check_data" in options:
@@ -74,13 +76,3 @@ def _parse_scale(text: str):
     except ValueError:
         raise ValueError(f"--scale must be 'auto', an integer or comma-separated integers, got {text!r}") from None
     return values[0] if len(values) == 1 else values
-
-
-def _feature_table(model, table):
-    names = getattr(model, "feature_names_in_", None)
-    if names is None:
-        return table.to_numpy()
-    missing = [n for n in names if n not in table.columns]
-    if missing:
-        raise KeyError(f"the check data lacks the model's feature columns {missing}")
-    return table[list(names)]

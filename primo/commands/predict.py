@@ -5,7 +5,7 @@ import sys
 
 import pandas as pd
 
-from primo.tabular import read_table, write_table
+from primo.tabular import model_inputs, read_table, write_table
 
 
 def register(subparsers) -> None:
@@ -21,15 +21,7 @@ def run(args) -> int:
     import primo
 
     model = primo.load(args.model)
-    table = read_table(args.data)
-    names = getattr(model, "feature_names_in_", None)
-    if names is not None:
-        missing = [n for n in names if n not in table.columns]
-        if missing:
-            raise KeyError(f"the data lacks the model's feature columns {missing}")
-        X = table[list(names)]
-    else:
-        X = table.to_numpy()
+    X = model_inputs(model, read_table(args.data))
     result = pd.DataFrame({"prediction": model.predict(X)})
     if args.proba:
         if not hasattr(model, "predict_proba"):

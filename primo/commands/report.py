@@ -24,21 +24,14 @@ def register(subparsers) -> None:
 def run(args) -> int:
     import primo
     from primo.report import build
-    from primo.tabular import read_table, split_target
+    from primo.tabular import model_inputs, read_table, split_target
 
     model = primo.load(args.model)
     X = y = None
     if args.data is not None:
         table = read_table(args.data)
         X, y = split_target(table, args.target) if args.target else (table, None)
-        names = getattr(model, "feature_names_in_", None)
-        if names is not None:
-            missing = [n for n in names if n not in X.columns]
-            if missing:
-                raise KeyError(f"the data lacks the model's feature columns {missing}")
-            X = X[list(names)]
-        else:
-            X = X.to_numpy()
+        X = model_inputs(model, X)
     elif args.target is not None:
         raise ValueError("--target needs --data")
     report = build(model, X, y, title=args.title, local_rows=args.local_rows or None, tree_depth=args.tree_depth,
