@@ -22,7 +22,8 @@ NAMES = {
     "primo_default": "Primo w/o BO (PrAM defaults)",
     "primo_bo": "**Primo w/ BO** (PrAM + BO)",
     "primo_plus": "**PRIMO+**",
-    "primo_distilled": "**Primo, LSTM distilled** (PrAM)",
+    "primo_plus_crossfit": "**PRIMO+**, edit chosen on the other test half",
+    "primo_distilled": "**Primo, distilled** (PrAM; measured counts + LSTM on generated blocks)",
 }
 
 
@@ -114,24 +115,35 @@ def _ai(results: dict) -> list[str]:
     lines = ["## Clara-AI: CRC-style loop identification", "",
              f"Test: {task['metrics']['test']}. Loops: {task['metrics']['real']}.", ""]
     rows = [[NAMES.get(r["model"], r["model"]), _fmt(r["test"]["precision"]), _fmt(r["test"]["recall"]),
-             _fmt(r["test"]["f1"]), _fmt(r["real"]["loops_flagged"], 0), _seconds(r), _fmt(r["search_seconds"], 1),
+             _fmt(r["test"]["f1"]), _fmt(r["real"].get("loops_flagged"), 0), _seconds(r), _fmt(r["search_seconds"], 1),
              _published(results["paper"], "AI", r["model"], {"f1": "F1"}),
              _published(results["reference"], "AI", r["model"], {"f1": "F1"})]
             for r in task["models"]]
     lines += _table(["model", "precision", "recall", "F1", "Click loops flagged", "train s (wall / CPU)", "search s",
                      "paper", "reference on this data"], rows)
-    svm, bo, plus = (_model(task, n) for n in ("clara_svm", "primo_bo", "primo_plus"))
-    if svm and bo and plus:
-        lines += [f"Targets — Primo ≥ SVM (F1): {_check(bo['test']['f1'] >= svm['test']['f1'])}; "
-                  f"PRIMO+ > Primo: {_check(plus['test']['f1'] > bo['test']['f1'])} "
-                  f"({plus['test']['f1']:.4f} vs {bo['test']['f1']:.4f}).", ""]
+    svm, bo = _model(task, "clara_svm"), _model(task, "primo_bo")
+    pluses = [r for r in task["models"] if r["model"].startswith("primo_plus")]
+    if svm and bo:
+        lines += [f"Targets — Primo ≥ SVM (F1): {_check(bo['test']['f1'] >= svm['test']['f1'])} "
+                  f"({bo['test']['f1']:.4f} vs {svm['test']['f1']:.4f}); PRIMO+ > Primo: "
+                  + "; ".join(f"{NAMES[r['model']].replace('**', '')} {_check(r['test']['f1'] > bo['test']['f1'])} "
+                              f"({r['test']['f1']:.4f})" for r in pluses) + ".", ""]
     info = task["primo_plus"]
-    if info["chosen"]:
-        chosen = f"chosen edit: {info['edit']} (out-of-fold F1 {info['oof_before']['f1']:.4f} → {info['chosen']['oof_f1']:.4f})"
-    else:
-        chosen = f"no candidate beat the unedited out-of-fold F1 {info['oof_before']['f1']:.4f}, so PRIMO+ = Primo"
-    lines += [f"PRIMO+ on the training set only: {info['oof_false_negatives']} out-of-fold false negatives, "
-              f"{info['n_candidates_scored']} candidate shifts scored; {chosen}.", ""]
+    cv = info["training_cv"]
+    chosen = (f"chosen edit: {cv['edit']} (out-of-fold F1 {cv['before']['f1']:.4f} → {cv['chosen']['f1']:.4f})"
+              if cv["chosen"] else f"no candidate beat the unedited out-of-fold F1 {cv['before']['f1']:.4f}, "
+                                   "so this PRIMO+ is Primo w/ BO unchanged")
+    lines += [f"PRIMO+ from the training set only: {cv['false_negatives']} out-of-fold false negatives, "
+              f"{cv['n_candidates_scored']} candidate shifts scored; {chosen}.", ""]
+    halves = "; ".join(
+        f"half {i}: {h['false_negatives']} false negatives, "
+        + (f"{h['edit']} (F1 on that half {h['before']['f1']:.4f} → {h['chosen']['f1']:.4f})" if h["chosen"] else "no edit")
+        for i, h in enumerate(info["test_halves"]))
+    lines += ["PRIMO+ as in the paper (a developer fixes the misses seen in evaluation), scored honestly: the edit is "
+              "chosen on one stratified half of the test set (counterfactuals from the training set) and the edited "
+              f"model predicts the other half, and vice versa — {halves}.", ""]
+    loops = task["flagged_loops_primo_bo"]
+    lines += [f"Click loops flagged by Primo w/ BO ({len(loops)}): " + ", ".join(f"`{n.lstrip('./')}`" for n in loops) + ".", ""]
     lines += _search_line(task)
     return lines
 

@@ -28,7 +28,7 @@ def test_every_task_has_clara_baselines_and_primo_models(run):
     _, results = run
     assert results["quick"] and set(results["tasks"]) == {"MS", "AI", "CP"}
     expected = {"MS": {"clara_xgboost", "primo_default", "primo_bo", "primo_plus"},
-                "AI": {"clara_svm", "primo_default", "primo_bo", "primo_plus"},
+                "AI": {"clara_svm", "primo_default", "primo_bo", "primo_plus", "primo_plus_crossfit"},
                 "CP": {"clara_lstm", "ridge", "primo_default", "primo_bo", "primo_distilled"}}
     for task, names in expected.items():
         rows = _rows(results, task)
@@ -58,7 +58,11 @@ def test_primo_plus_and_distillation_are_recorded(run):
     assert len(_rows(results, "MS")["primo_plus"]["edits"]) == 2
     assert [p["nf"] for p in ms["real_nf_predictions"]] == ["MazuNAT", "DNSProxy", "UDPCount", "WebGen"]
     ai = results["tasks"]["AI"]["primo_plus"]
-    assert set(ai) >= {"oof_before", "chosen", "edit"} and (ai["chosen"] is None) == (ai["edit"] is None)
+    assert len(ai["test_halves"]) == 2
+    for record in [ai["training_cv"]] + ai["test_halves"]:
+        assert (record["chosen"] is None) == (record["edit"] is None)
+        assert record["chosen"] is None or record["chosen"]["f1"] > record["before"]["f1"]
+    assert {"primo_plus", "primo_plus_crossfit"} <= set(_rows(results, "AI"))
     distilled = _rows(results, "CP")["primo_distilled"]
     assert 0.5 < distilled["fidelity_r2"] <= 1.0
     # 80% of (QUICK_CP_BLOCKS synthetic + n_augment × as many generated) train the final student.

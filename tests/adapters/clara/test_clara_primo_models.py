@@ -5,8 +5,8 @@ from skopt.space import Integer
 
 from adapters.clara.data import load_ai, load_cp, load_ms
 from adapters.clara.primo_models import (
-    CP_STEPS, FULL, QUICK, SearchBudget, cp_pipeline, fit_best, pram_template, search_pram, search_space,
-    searched_params,
+    CP_STEPS, FULL, QUICK, MeasuredOrTeacher, SearchBudget, cp_pipeline, fit_best, pram_template, search_pram,
+    search_space, searched_params,
 )
 from primo import PrAMClassifier, PrAMRegressor
 
@@ -55,9 +55,32 @@ def test_search_then_fit_best_records_the_search(data_dir):
     assert history["method"] == "bayesian" and history["scoring"] == "mae" and len(history["trials"]) == 2
 
 
-def test_ai_search_scores_f1_with_stratified_folds(data_dir):
+def test_ai_search_scores_log_loss_with_stratified_folds(data_dir):
     ai = load_ai("train", data_dir)
     rows = np.r_[np.flatnonzero(ai.y == 1), np.flatnonzero(ai.y == 0)[:400]]
     search = search_pram("AI", ai.X[rows], ai.y[rows], TINY, random_state=0)
-    assert search.scoring_ == "1-f1" and 0 <= search.best_loss_ <= 1
+    rate = ai.y[rows].mean()
+    base_rate_loss = -(rate * np.log(rate) + (1 - rate) * np.log(1 - rate))
+    assert search.scoring_ == "-neg_log_loss" and 0 < search.best_loss_ < 0.1 * base_rate_loss
     assert {"learning_rate", "interactions"} <= set(search.best_params_)
+
+
+def test_measured_or_teacher_keeps_measured_counts_and_asks_the_teacher_otherwise():
+    known = np.zeros((3, 70), dtype=int)
+    known[0, :2] = [5, 9]
+    known[1, :2] = [5, 9]  # the same block measured twice: its mean is used
+    known[2, :3] = [7, 7, 9]
+    calls = []
+
+    def teacher(X):
+        calls.append(len(X))
+        return np.full(len(X), 0.5)
+
+    labels = MeasuredOrTeacher(teacher, known, [0.1, 0.3, 0.05])
+    generated = np.zeros((2, 70), dtype=int)
+    generated[0, :1] = [9]
+    queries = np.vstack([known[[2, 0]], generated])
+    np.testing.assert_allclose(labels.predict(queries), [0.05, 0.2, 0.5, 0.5])
+    assert calls == [4]
+    with pytest.raises(ValueError, match="rows"):
+        MeasuredOrTeacher(teacher, known, [0.1])
