@@ -214,6 +214,9 @@ class MeasuredOrTeacher:
         means = np.bincount(inverse, weights=y_known) / np.bincount(inverse)
         self._measured = {block.tobytes(): float(mean) for block, mean in zip(blocks, means)}
 
+    def __repr__(self) -> str:
+        return f"MeasuredOrTeacher({self.teacher!r}, {len(self._measured)} measured blocks)"
+
     def predict(self, X) -> np.ndarray:
         """Measured mean count for known blocks, the teacher's prediction for the others."""
         X = np.asarray(X, dtype=np.int64)
@@ -274,8 +277,10 @@ def distill_lstm(lstm, X, budget: SearchBudget, *, y=None, student_params: dict 
     )
     pram = student.named_steps[CP_STEPS[1]]
     record = dict(student.metadata_["distillation"])
+    # The blocks were generated here, not by the engine's numeric augmenters: record them as such.
     record["options"] = {**record["options"], "augment": "concat+crop blocks", "n_augment": n_generated,
                          "training_block_labels": "LSTM" if y is None else "measured"}
+    record["iterations"] = [{**it, "n_augmented": n_generated} for it in record["iterations"]]
     pram.metadata_["distillation"] = record
     return student
 
