@@ -55,11 +55,17 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     import contextlib
+    import logging
 
     import primo
 
     if args.search_sample is not None and args.model == "auto":
         raise ValueError("--search-sample needs --model prdt or --model pram")
+    if args.cluster and args.backend == "dask":
+        # Importing dask.distributed sets its loggers to INFO; follow the level of ``primo -v`` instead.
+        with contextlib.suppress(ImportError):
+            import distributed  # noqa: F401
+        logging.getLogger("distributed").setLevel(logging.getLogger().level)
     cluster = (primo.parallel_backend(args.backend, address=args.cluster) if args.cluster
                else contextlib.nullcontext())
     with cluster:
