@@ -86,9 +86,10 @@ def parallel_backend(backend: str = "loky", *, address=None, n_jobs: int = -1,
         (``"auto"``, ``"ray://host:10001"``); ``"local"`` or None starts Ray on this machine when
         it is not running. Not allowed for local backends.
     n_jobs : int, default -1
-        Workers used by Primo calls whose own ``n_jobs`` is None (-1: all of the backend's).
-        On Dask and Ray the cluster decides how many tasks run at once; ``n_jobs`` then only
-        sizes ``address="local"`` clusters and the batches of Bayesian search.
+        Workers used by Primo calls whose own ``n_jobs`` is None (-1: all of the backend's). On
+        Ray it sizes the actor pool. On Dask the scheduler decides how many tasks run at once
+        (joblib's Dask backend ignores ``n_jobs``): there it sizes ``address="local"`` clusters
+        and, through :func:`effective_n_jobs`, the batches of Bayesian search.
     **backend_params
         Passed to ``joblib.parallel_config`` (e.g. ``scatter=[X]`` or
         ``wait_for_workers_timeout=60`` for Dask).
