@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
 import joblib
+from joblib.parallel import get_active_backend
 from tqdm.auto import tqdm
 
 logger = logging.getLogger(__name__)
@@ -61,8 +62,9 @@ CLUSTER_BACKENDS = ("dask", "ray")
 
 @dataclass(frozen=True)
 class ActiveBackend:
-    """What :func:`parallel_backend` set up: the joblib backend name, its worker count and,
-    for Dask, the ``distributed.Client`` (e.g. for its dashboard link)."""
+    """What :func:`parallel_backend` set up: the joblib backend name, how many tasks a Primo call
+    with ``n_jobs=None`` runs at a time (e.g. a search's batch size) and, for Dask, the
+    ``distributed.Client`` (e.g. for its dashboard link)."""
 
     name: str
     n_workers: int
@@ -135,8 +137,9 @@ def effective_n_jobs(n_jobs: int | None = None) -> int:
 
     A positive ``n_jobs`` is taken as asked, on any backend (joblib's Dask backend would report
     the cluster's size instead): that keeps a search's batches — hence its trials — the same
-    locally and on a cluster. ``None`` means the active backend's configured workers (1 outside
-    :func:`parallel_backend`), and a negative value all of its workers (-1: every core or worker).
+    locally and on a cluster. ``None`` means the ``n_jobs`` of the enclosing
+    :func:`parallel_backend` (1 outside one), and a negative value all of the backend's workers
+    (-1: every core, or every worker thread of the cluster).
 
     Example
     -------
@@ -147,6 +150,10 @@ def effective_n_jobs(n_jobs: int | None = None) -> int:
         return int(n_jobs)
     if n_jobs is not None and int(n_jobs) == 0:
         raise ValueError("n_jobs == 0 has no meaning; use None, a positive count or -1")
+    if n_jobs is None:
+        _, configured = get_active_backend()
+        if configured is not None and int(configured) >= 1:  # parallel_backend(..., n_jobs=k)
+            return int(configured)
     return max(1, int(joblib.effective_n_jobs(n_jobs)))
 
 

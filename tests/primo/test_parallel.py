@@ -52,6 +52,8 @@ def test_explicit_n_jobs_sets_the_batch_on_any_backend(dask_address):
         # joblib's Dask backend reports the cluster size for any n_jobs; Primo keeps what was asked
         assert effective_n_jobs(1) == 1 and effective_n_jobs(3) == 3
         assert effective_n_jobs(None) == effective_n_jobs(-1) == 2
+    with parallel_backend("dask", address=dask_address, n_jobs=1) as active:
+        assert active.n_workers == 1  # the block's n_jobs, although the cluster has 2 workers
     with parallel_backend("threading", n_jobs=3) as active:
         assert active.n_workers == 3 and effective_n_jobs(None) == 3
 
