@@ -30,6 +30,9 @@ class _PrDTMixin(PrimoModelMixin):
         target = np.asarray(y)
         if target.dtype.kind in "fc" and not np.all(np.isfinite(target)):
             raise ValueError("y contains NaN or infinity")
+        if isinstance(X, np.ndarray) and not X.flags.writeable:
+            # scikit-learn's NaN scan of the tree fit needs a writable buffer (read-only float32 fails).
+            X = X.copy()
         super().fit(X, y, sample_weight=sample_weight, check_input=check_input)
         self.metadata_ = {}
         return self

@@ -111,6 +111,17 @@ def test_missing_values_are_learned_not_rejected(data_dir):
         assert np.isfinite(model.predict(with_nan)).all()
 
 
+def test_prdt_accepts_read_only_float32_input_with_nan(data_dir):
+    """Memory-mapped or shared arrays are read-only; the fit must not need to write to them."""
+    X, y = linnos_reads(data_dir, n=2000)
+    X = np.ascontiguousarray(X, dtype=np.float32)
+    X[::11, 1] = np.nan
+    X.setflags(write=False)
+    tree = PrDTClassifier(ccp_alpha=1e-3, random_state=0).fit(X, y)
+    assert not X.flags.writeable and np.isnan(X[::11, 1]).all()
+    assert tree.predict(X).shape == (len(y),) and tree.n_leaves_ > 1
+
+
 @pytest.mark.parametrize("estimator", [PrDTRegressor(ccp_alpha=0.3), PrAMRegressor(**FAST_PRAM)])
 def test_clone_pipeline_and_cross_val_score(estimator, data_dir):
     X, y, _, _ = clara_ms(data_dir)
