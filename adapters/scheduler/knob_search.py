@@ -87,16 +87,21 @@ def search_knobs(data_dir=None, models_dir="reports/scheduler/models", *, n_call
     packing_model, throughput_model = primo.load(models / "packing.primo"), primo.load(models / "throughput.primo")
     jobs = load_swf(data_dir / NASA_LOG, procs_per_gpu=8)
     if max_jobs:
-        jobs = jobs.iloc[:max_jobs].copy()
+        prefix = jobs.iloc[:max_jobs].copy()
+        prefix.attrs = dict(jobs.attrs)  # the trace's epoch dates the months
+        jobs = prefix
     eval_start = last_month_start(jobs)
     before_eval, eval_jobs = time_split(jobs, eval_start)
     before_eval.attrs, eval_jobs.attrs = dict(jobs.attrs), dict(jobs.attrs)
-    tune_start = last_month_start(before_eval)
+    tune_start = last_month_start(before_eval) if len(before_eval) else None
+    train, tune_jobs = time_split(before_eval, tune_start) if tune_start is not None else (before_eval, before_eval)
+    if train.empty:
+        raise ValueError(f"the knob search needs jobs from three calendar months (train, tune, evaluate); "
+                         f"these {len(jobs)} jobs cover fewer")
     data = workload.workload_dataset(before_eval, tune_start, name_mode="exact",
                                      estimator=workload.RollingEstimator(similarity_threshold=1.0))
     _, mono, fit_s = primo_models.fit_workload_model(data, budget)
     log_range = (float(np.log1p(data.y_train).min()), float(np.log1p(data.y_train).max()))
-    train, tune_jobs = time_split(before_eval, tune_start)
     tune_jobs.attrs = dict(jobs.attrs)
     catalog = WorkloadCatalog.from_data_dir(data_dir)
 
