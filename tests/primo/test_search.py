@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 from skopt.space import Integer, Real
 
-from primo import PrDTClassifier, PrDTRegressor
+from primo import PrAMRegressor, PrDTClassifier, PrDTRegressor
 from primo.search import BayesianSearch, ComplexityPenalty, GridSearch, RandomSearch, resolve_loss, wmape
 from tests.primo.helpers import clara_ms, linnos_reads
 
@@ -51,6 +51,19 @@ def test_bayesian_search_beats_unpruned_tree_and_records_history(data_dir):
     assert mae(search.best_estimator_) < mae(unpruned)
     history = search.best_estimator_.metadata_["search"]
     assert history["method"] == "bayesian" and len(history["trials"]) == 12
+
+
+@pytest.mark.slow
+def test_bayesian_pram_search_beats_default_pram_on_clara_ms(data_dir):
+    """The foundation's acceptance check (benchmarks/search_clara_ms.py runs it over several seeds)."""
+    X, y, X_test, y_test = clara_ms(data_dir)
+    template = PrAMRegressor(max_rounds=1000, outer_bags=2, n_jobs=1, random_state=0)
+    search = BayesianSearch(template, scoring="mae", n_trials=25, cv=5, n_jobs=2, random_state=0).fit(X, y)
+    default = PrAMRegressor(n_jobs=1, random_state=0).fit(X, y)
+    mae = lambda m: np.abs(m.predict(X_test) - y_test).mean()
+    assert mae(search.best_estimator_) < mae(default)
+    losses = search.trials_["loss"]
+    assert losses.min() == search.best_loss_ and losses.max() > search.best_loss_ + 0.05
 
 
 def test_complexity_weight_selects_smaller_trees(data_dir):
