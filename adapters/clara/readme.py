@@ -23,6 +23,7 @@ NAMES = {
     "primo_bo": "**Primo w/ BO** (PrAM + BO)",
     "primo_plus": "**PRIMO+**",
     "primo_plus_crossfit": "**PRIMO+**, edit chosen on the other test half",
+    "primo_plus_in_sample": "PRIMO+, edit chosen on the test misses and scored on them (the paper's protocol; optimistic)",
     "primo_distilled": "**Primo, distilled** (PrAM; measured counts + LSTM on generated blocks)",
 }
 
@@ -80,9 +81,14 @@ def _ms(results: dict) -> list[str]:
               f" / real {results['reference']['MS']['ebm_32_bins']['real_mae']}; pyprimo 0.1 with 32 bins test "
               f"{reference['test_mae']} / real {reference['real_mae']} (the paper's \"0.8660 with BO\").", ""]
     gbdt, bo, plus = (_model(task, n) for n in ("clara_xgboost", "primo_bo", "primo_plus"))
+    others = task["primo_bo_other_seeds"]
     if gbdt and bo:
+        spread = [bo["test"]["mae"]] + [o["test"]["mae"] for o in others]
+        tie = (f"; GBDT's {gbdt['test']['mae']:.3f} lies within Primo w/ BO's seed-to-seed spread "
+               f"{min(spread):.3f}–{max(spread):.3f}, so on the test set this is a tie"
+               if min(spread) <= gbdt["test"]["mae"] <= max(spread) else "")
         lines += [f"Target — Primo beats Clara's GBDT on both sets: test {_check(bo['test']['mae'] < gbdt['test']['mae'])} "
-                  f"({bo['test']['mae']:.3f} vs {gbdt['test']['mae']:.3f}), real NFs "
+                  f"({bo['test']['mae']:.3f} vs {gbdt['test']['mae']:.3f}{tie}), real NFs "
                   f"{_check(bo['real']['mae'] < gbdt['real']['mae'])} ({gbdt['real']['mae'] / bo['real']['mae']:.2f}× less "
                   "error; paper 1.4×).", ""]
     predictions = task["real_nf_predictions"]
@@ -98,7 +104,6 @@ def _ms(results: dict) -> list[str]:
               f"{both['test']['mae']:.3f}, real {both['real']['mae']:.3f}.", ""]
     if plus:
         lines += ["PRIMO+ edits: " + "; ".join(plus.get("edits", [])), ""]
-    others = task["primo_bo_other_seeds"]
     if others:
         test = [o["test"]["mae"] for o in others]
         real = [o["real"]["mae"] for o in others]
@@ -134,12 +139,15 @@ def _ai(results: dict) -> list[str]:
     lines += _table(["model", "precision", "recall", "F1", "Click loops flagged", "train s (wall / CPU)", "search s",
                      "paper", "reference on this data"], rows)
     svm, bo = _model(task, "clara_svm"), _model(task, "primo_bo")
-    pluses = [r for r in task["models"] if r["model"].startswith("primo_plus")]
+    honest = [r for r in task["models"] if r["model"] in ("primo_plus", "primo_plus_crossfit")]
+    in_sample = _model(task, "primo_plus_in_sample")
     if svm and bo:
         lines += [f"Targets — Primo ≥ SVM (F1): {_check(bo['test']['f1'] >= svm['test']['f1'])} "
                   f"({bo['test']['f1']:.4f} vs {svm['test']['f1']:.4f}); PRIMO+ > Primo: "
                   + "; ".join(f"{NAMES[r['model']].replace('**', '')} {_check(r['test']['f1'] > bo['test']['f1'])} "
-                              f"({r['test']['f1']:.4f})" for r in pluses) + ".", ""]
+                              f"({r['test']['f1']:.4f})" for r in honest)
+                  + (f" (only in the paper's in-sample protocol: {in_sample['test']['f1']:.4f})" if in_sample else "")
+                  + ".", ""]
     info = task["primo_plus"]
     cv = info["training_cv"]
     chosen = (f"chosen edit: {cv['edit']} (out-of-fold F1 {cv['before']['f1']:.4f} → {cv['chosen']['f1']:.4f})"
@@ -154,6 +162,12 @@ def _ai(results: dict) -> list[str]:
     lines += ["PRIMO+ as in the paper (a developer fixes the misses seen in evaluation), scored honestly: the edit is "
               "chosen on one stratified half of the test set (counterfactuals from the training set) and the edited "
               f"model predicts the other half, and vice versa — {halves}.", ""]
+    misses = "; ".join(f"row {row}: " + (", ".join(f"`{f}`" for f in flags) if flags else "no flag set")
+                       for row, flags in info["test_false_negatives"].items())
+    lines += [f"Why the honest PRIMO+ cannot beat Primo here: the test misses of Primo w/ BO share no pattern ({misses}), "
+              "so an edit that fixes the misses of one half never meets a miss in the other. Chosen and scored on the "
+              "same misses, as the paper reports it, the edit does raise F1 (row above); that number is optimistic by "
+              "construction and is not a result we claim.", ""]
     loops = task["flagged_loops_primo_bo"]
     lines += [f"Click loops flagged by Primo w/ BO ({len(loops)}): " + ", ".join(f"`{n.lstrip('./')}`" for n in loops) + ".", ""]
     lines += _search_line(task)
@@ -269,7 +283,8 @@ NOTES = [
     "the variant with both increasing.",
     "- **PRIMO+ (AI).** The paper edits the 84th flag after looking at the missed CRC loops, with no stated "
     "protocol. Here the edit is chosen automatically from counterfactuals, either on training folds only or on "
-    "one half of the test set and scored on the other half (never on the rows it was chosen on).",
+    "one half of the test set and scored on the other half (never on the rows it was chosen on). The paper's "
+    "in-sample figure (edit chosen on all test misses, scored on the same rows) is listed for comparison only.",
     "- **Noise.** The MS real-NF MAE averages 4 NFs and the CP real-NF WMAPE 89 blocks: differences of a few "
     "hundredths are within seed-to-seed variation, and nothing is chosen by them.",
     "",
