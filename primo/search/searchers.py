@@ -2,7 +2,10 @@
 
 All three minimize S(θ) = P(θ) + λ·C(θ)^γ on hold-out or k-fold validation, evaluate trials in
 parallel with joblib (so any joblib backend, e.g. Dask or Ray, can run them), keep the full trial
-history as a DataFrame, and refit the best configuration on all the data.
+history as a DataFrame, and refit the best configuration on all the data. The default validation
+is one hold-out (``validation_fraction``); on small data prefer ``cv=5``: on Clara-MS (680 rows)
+a single hold-out ranked PrAM configurations by noise and the searched model did not beat PrAM's
+defaults, while 5-fold CV beat them in 3 of 3 seeds (``reports/benchmarks/README.md``).
 
 Bayesian search asks scikit-optimize's ``Optimizer`` (Gaussian process + expected improvement)
 for ``batch_size`` points at a time; with more than one, the constant-liar strategy keeps
