@@ -9,8 +9,10 @@ Datasets (real, from the data directory):
   clara-ms  PrAM regressor, MAE, Clara-MS training set (680 NFs), 5-dimensional default space
   linnos    PrDT classifier, 1 − F1 of slow reads (> p85), first 20k reads of one NVMe trace
 
+Validation is a 25% hold-out of the training data, or k-fold cross-validation with ``--cv K``.
+
 Usage: python benchmarks/search_efficiency.py [--data-dir DIR] [--trials 30] [--seeds 0 1 2]
-                                             [--datasets clara-ms linnos]
+                                             [--datasets clara-ms linnos] [--cv K] [--n-jobs N]
 """
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ METHODS = {"bayesian": BayesianSearch, "random": RandomSearch, "grid": GridSearc
 
 def clara_ms(data_dir):
     train = pd.read_csv(data_dir / "clara" / "ms_train.csv")
-    return (PrAMRegressor(outer_bags=4, max_rounds=2000, n_jobs=1), "mae",
+    return (PrAMRegressor(outer_bags=2, max_rounds=1000, n_jobs=1), "mae",
             train.drop(columns="cores"), train["cores"])
 
 
@@ -55,6 +57,8 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=30)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=list(DATASETS))
+    parser.add_argument("--cv", type=int, default=0, help="k-fold validation (0: a 25%% hold-out)")
+    parser.add_argument("--n-jobs", type=int, default=None, help="parallel trials of each search")
     parser.add_argument("--json", default=None, help="also write the rows to this JSON file")
     args = parser.parse_args()
     data_dir = resolve_data_dir(args.data_dir)
@@ -66,11 +70,11 @@ def main() -> None:
             searches = {}
             for method, cls in METHODS.items():
                 start = time.perf_counter()
-                searches[method] = cls(estimator, scoring=scoring, n_trials=args.trials, random_state=seed,
-                                       refit=False).fit(X, y)
+                searches[method] = cls(estimator, scoring=scoring, n_trials=args.trials, cv=args.cv or None,
+                                       n_jobs=args.n_jobs, random_state=seed, refit=False).fit(X, y)
                 searches[method].seconds_ = time.perf_counter() - start
             target = searches["random"].best_score_
-            row = {"dataset": dataset, "seed": seed, "target_S": target}
+            row = {"dataset": dataset, "seed": seed, "cv": args.cv, "target_S": target}
             for method, search in searches.items():
                 row[f"{method}_best_S"] = search.best_score_
                 row[f"{method}_trials_to_target"] = search.trials_to_reach(target)
