@@ -44,7 +44,7 @@ from adapters.clara.data import (
     CP_TARGET_SCALE, AIData, CPData, load_ai, load_ai_click_loops, load_cp, load_ms,
 )
 from adapters.clara.evaluate_baselines import BaselineResult, cp_holdout_split, score_ai, score_cp, score_ms
-from adapters.clara.metrics import mae, mean_group_wmape, positive_class_scores, wmape, wmape_per_group
+from adapters.clara.metrics import mae, mae_difference, mean_group_wmape, positive_class_scores, wmape, wmape_per_group
 from adapters.clara.primo_models import (
     CP_STEPS, FULL, QUICK, SearchBudget, cp_pipeline, distill_lstm, fit_best, pram_template, search_pram,
     searched_params,
@@ -196,6 +196,8 @@ def run_ms(settings: Settings, data_dir) -> dict:
         "search": _search_summary(search, searching.wall),
         "top_terms": _top_terms(bo),
         "primo_bo_other_seeds": [dict(zip(("test", "real"), scores(model))) for model in reseeded],
+        "primo_bo_minus_gbdt_test_mae": mae_difference(test.y, bo.predict(test.X), xgb.predict(test.X),
+                                                       random_state=seed),
         "primo_plus": {"directions": directions, "features": list(MS_MONOTONE),
                        "both_increasing": dict(zip(("test", "real"), scores(plus_increasing)))},
         "reports": reports,

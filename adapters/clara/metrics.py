@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import bootstrap
 from sklearn.metrics import mean_absolute_error, precision_recall_fscore_support
 
 
@@ -31,6 +32,26 @@ def mae(y_true, y_pred) -> float:
     """
     y_true, y_pred = _paired(y_true, y_pred)
     return float(mean_absolute_error(y_true, y_pred))
+
+
+def mae_difference(y_true, pred_a, pred_b, *, n_resamples: int = 5000, random_state: int = 0) -> dict[str, float]:
+    """MAE(a) − MAE(b) and its 95% paired-bootstrap interval (rows resampled, both models together).
+
+    An interval that contains 0 means the test set cannot tell the two models apart.
+
+    Example
+    -------
+    >>> d = mae_difference([1, 2, 3, 4], [1, 2, 3, 5], [2, 3, 4, 5], n_resamples=200)
+    >>> d["difference"], d["low"] <= d["difference"] <= d["high"]
+    (-0.75, True)
+    """
+    y_true, pred_a = _paired(y_true, pred_a)
+    _, pred_b = _paired(y_true, pred_b)
+    errors_a, errors_b = np.abs(pred_a - y_true), np.abs(pred_b - y_true)
+    interval = bootstrap((errors_a, errors_b), lambda a, b, axis: a.mean(axis=axis) - b.mean(axis=axis), paired=True,
+                         n_resamples=n_resamples, method="percentile", random_state=random_state).confidence_interval
+    return {"difference": float(errors_a.mean() - errors_b.mean()), "low": float(interval.low),
+            "high": float(interval.high)}
 
 
 def positive_class_scores(y_true, y_pred) -> dict[str, float]:

@@ -84,11 +84,14 @@ def _ms(results: dict) -> list[str]:
     others = task["primo_bo_other_seeds"]
     if gbdt and bo:
         spread = [bo["test"]["mae"]] + [o["test"]["mae"] for o in others]
-        tie = (f"; GBDT's {gbdt['test']['mae']:.3f} lies within Primo w/ BO's seed-to-seed spread "
-               f"{min(spread):.3f}–{max(spread):.3f}, so on the test set this is a tie"
-               if min(spread) <= gbdt["test"]["mae"] <= max(spread) else "")
+        context = (f"; GBDT's {gbdt['test']['mae']:.3f} lies within Primo w/ BO's seed-to-seed spread "
+                   f"{min(spread):.3f}–{max(spread):.3f}, so on the test set this is a tie"
+                   if min(spread) <= gbdt["test"]["mae"] <= max(spread) else "")
+        d = task["primo_bo_minus_gbdt_test_mae"]
+        context += (f"; paired bootstrap of the difference {d['difference']:+.3f} cores, 95% interval "
+                    f"[{d['low']:+.3f}, {d['high']:+.3f}]")
         lines += [f"Target — Primo beats Clara's GBDT on both sets: test {_check(bo['test']['mae'] < gbdt['test']['mae'])} "
-                  f"({bo['test']['mae']:.3f} vs {gbdt['test']['mae']:.3f}{tie}), real NFs "
+                  f"({bo['test']['mae']:.3f} vs {gbdt['test']['mae']:.3f}{context}), real NFs "
                   f"{_check(bo['real']['mae'] < gbdt['real']['mae'])} ({gbdt['real']['mae'] / bo['real']['mae']:.2f}× less "
                   "error; paper 1.4×).", ""]
     predictions = task["real_nf_predictions"]

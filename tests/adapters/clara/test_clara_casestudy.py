@@ -58,6 +58,10 @@ def test_primo_plus_and_distillation_are_recorded(run):
     assert len(_rows(results, "MS")["primo_plus"]["edits"]) == 2
     assert [p["nf"] for p in ms["real_nf_predictions"]] == ["MazuNAT", "DNSProxy", "UDPCount", "WebGen"]
     assert len(ms["primo_bo_other_seeds"]) == casestudy.MS_RESEEDS and list(ms["top_terms"])[0].startswith("R_")
+    difference = ms["primo_bo_minus_gbdt_test_mae"]
+    rows = _rows(results, "MS")
+    assert difference["difference"] == pytest.approx(rows["primo_bo"]["test"]["mae"] - rows["clara_xgboost"]["test"]["mae"])
+    assert difference["low"] <= difference["difference"] <= difference["high"]
     ai = results["tasks"]["AI"]["primo_plus"]
     assert len(ai["test_halves"]) == 2
     for record in [ai["training_cv"]] + ai["test_halves"]:
