@@ -174,7 +174,13 @@ def _additive_graph(t: AdditiveTables, graph: _Graph) -> None:
     for term in t.terms:
         for k in range(t.n_scores):
             ensemble.add_tree(_term_tree(ensemble, t, term.binnings, term.scores[..., k], k))
-    graph.nodes.append(ensemble.make_node("X", "term_sum", t.n_scores))
+    # Missing values become -inf and a real -inf becomes the lowest finite float (same bin, as every cut
+    # is finite), so "x <= -inf" singles out missing values without onnxruntime's per-node NaN checks.
+    lowest = graph.constant("lowest", np.array(np.finfo(np.float64).min))
+    finite_low = graph.op("Max", ["X", lowest], "X_no_minus_inf")
+    is_missing = graph.op("IsNaN", ["X"], "X_is_missing")
+    marked = graph.op("Where", [is_missing, graph.constant("minus_inf", np.array(-np.inf)), finite_low], "X_marked")
+    graph.nodes.append(ensemble.make_node(marked, "term_sum", t.n_scores))
     scores = graph.op("Add", ["term_sum", graph.constant("intercept", t.intercept[np.newaxis, :])], "scores")
     if not t.is_classifier:
         graph.op("Squeeze", [scores, graph.constant("axis1", np.array([1]))], "prediction")
@@ -209,7 +215,7 @@ def _term_tree(ensemble: _Ensemble, t: AdditiveTables, binnings: tuple[int, ...]
 
 
 def _lookup_tree(ensemble: _Ensemble, binning: Binning, below):
-    """Subtree routing a value to ``below(bin)``: missing → bin 0 first, then a balanced search.
+    """Subtree routing a value to ``below(bin)`` by a balanced search; missing values arrive as -inf.
 
     Every node is ``x <= split`` (onnxruntime runs single-mode ensembles on a faster path), so a
     strict ``x < c`` is written ``x <= c⁻`` with ``c⁻`` the largest float64 below ``c`` — the same test.
@@ -230,18 +236,18 @@ def _lookup_tree(ensemble: _Ensemble, binning: Binning, below):
             return ensemble.node(f, _LEQ, values[mid], search(lo, mid), search(mid + 1, hi))
 
         present = search(0, len(values) - 1) if len(values) else below(unseen)
+        return ensemble.node(f, _LEQ, -np.inf, below(0), present)
     else:
         cuts = binning.cuts
 
         def search(lo: int, hi: int):  # bins lo..hi; bin k holds cuts[k-2] <= x < cuts[k-1]
             if lo == hi:
-                return below(lo)
+                # Only the lowest bin's range holds -inf, i.e. the missing values: tested there, off the main path.
+                return ensemble.node(f, _LEQ, -np.inf, below(0), below(1)) if lo == 1 else below(lo)
             mid = (lo + hi) // 2
             return ensemble.node(f, _LEQ, _below(cuts[mid - 1]), search(lo, mid), search(mid + 1, hi))
 
-        present = search(1, len(cuts) + 1)
-    # Every number is <= +inf; missing values fail the test and are not tracked to the true branch.
-    return ensemble.node(f, _LEQ, np.inf, present, below(0), missing_true=False)
+        return search(1, len(cuts) + 1)
 
 
 def _below(value: float) -> float:
