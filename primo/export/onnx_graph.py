@@ -1,9 +1,11 @@
 """ONNX export: PrDT and PrAM as one ONNX-ML ``TreeEnsemble`` (opset 5, float64) plus a few standard ops.
 
-A PrAM's shape functions are lookups over sorted bin edges, so each term becomes a small tree: a root
-that sends missing values to bin 0, then a balanced binary search over the edges (O(log bins) per
-term instead of one comparison per edge, as earlier EBM converters do), with the term's scores in the
-leaves. A pair term is the search on its first feature with a search on the second under each leaf.
+A PrAM's shape functions are lookups over sorted bin edges, so each term becomes a small tree: a
+balanced binary search over the edges (O(log bins) per term instead of one comparison per edge, as
+earlier EBM converters do), with the term's scores in the leaves. Missing values are rewritten to -inf
+first (a real -inf to the lowest finite float, the same bin), so one ``x <= -inf`` test at the bottom
+of the lowest bin sends them to bin 0. A pair term is the search on its first feature with a search
+on the second under each leaf.
 Categorical searches end in an equality test, so unseen values reach the unseen bin. Multiclass models
 get one tree per term and class. The ensemble sums the trees; the intercept is added afterwards.
 
