@@ -26,7 +26,6 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 import warnings
 from pathlib import Path
 
@@ -37,6 +36,7 @@ import pandas as pd
 import primo
 from primo.datasets import resolve_data_dir
 from primo.export import compile_python, model_tables, quantize, to_c, to_js, to_onnx
+from primo.models.latency import cpu_us_per_call
 
 COLUMNS = ["ts", "latency", "io_type", "size", "offset", "ts_submit", "size_after"]
 FEATURES = [f"pending_prev{i}" for i in range(5)] + [f"latency_prev{i}" for i in range(1, 5)]
@@ -125,18 +125,6 @@ def js_ns_per_prediction(source: str, rows: np.ndarray, workdir: Path, repeats: 
         """))
     result = subprocess.run(["node", str(workdir / "bench.mjs")], capture_output=True, text=True, check=True)
     return float(result.stdout.split()[0])
-
-
-def cpu_us_per_call(call, items: list, repeats: int = 3) -> float:
-    """Best over ``repeats`` passes of the mean CPU time of ``call(item)``, in µs."""
-    call(items[0])  # warm-up: first calls pay for imports and caches
-    best = np.inf
-    for _ in range(repeats):
-        start = time.process_time_ns()
-        for item in items:
-            call(item)
-        best = min(best, (time.process_time_ns() - start) / len(items) / 1e3)
-    return float(best)
 
 
 def onnx_latencies(model_proto, rows: np.ndarray, feature_names: list[str] | None = None) -> tuple[float, float]:

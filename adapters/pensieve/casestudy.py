@@ -38,6 +38,7 @@ import primo
 from primo.datasets import resolve_data_dir
 from primo.export import compile_python, to_c
 from primo.io import atomic_write_bytes
+from primo.models.latency import cpu_us_per_call
 
 from adapters.pensieve.abr_rule import abr_rule_c, abr_rule_js, metrics_from_observation
 from adapters.pensieve.actor import load_actor
@@ -49,7 +50,7 @@ from adapters.pensieve.env import PensieveEnv
 from adapters.pensieve.evaluation import play_traces
 from adapters.pensieve.figures import Timeline, qoe_cdf_figure, timeline_figure
 from adapters.pensieve.golden import golden_qoe, load_golden_logs
-from adapters.pensieve.latency import c_decisions, cpu_us_per_call, js_decisions
+from adapters.pensieve.latency import c_decisions, js_decisions
 from adapters.pensieve.metis import TreePolicy, collect_teacher_rollouts, fit_metis_tree
 from adapters.pensieve.observation import states_from_observations
 from adapters.pensieve.student import DROPPED_FEATURES, STUDENT_FEATURES, StudentPolicy, student_view

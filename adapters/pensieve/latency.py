@@ -1,15 +1,15 @@
-"""Per-decision inference cost of ABR policies: Python callables, compiled C and JavaScript (node).
+"""Per-decision inference cost of ABR policies in compiled C and JavaScript (node).
 
-All timings are CPU time of the process that makes the decisions (``time.process_time_ns``;
-``CLOCK_PROCESS_CPUTIME_ID`` in C; ``process.cpuUsage`` in node), mean per decision, best of
-several passes over the same decisions: the machine is shared, and wall-clock time there measures
-the neighbours as much as the code. The C and JavaScript runs also return their decisions, so the
-caller can check that the exported code decides exactly as the Python model.
+All timings are CPU time of the process that makes the decisions (``CLOCK_PROCESS_CPUTIME_ID`` in
+C; ``process.cpuUsage`` in node), mean per decision, best of several passes over the same
+decisions: the machine is shared, and wall-clock time there measures the neighbours as much as the
+code. Python callables are timed the same way by :func:`primo.models.latency.cpu_us_per_call`.
+The C and JavaScript runs also return their decisions, so the caller can check that the exported
+code decides exactly as the Python model.
 
 Example
 -------
->>> cpu_us_per_call(compile_python(tree), rows.tolist())  # doctest: +SKIP
-0.31
+>>> decisions, ns = c_decisions(abr_rule_c(tree), "pensieve_tree_quality", rows)  # doctest: +SKIP
 """
 from __future__ import annotations
 
@@ -18,9 +18,7 @@ import logging
 import shutil
 import subprocess
 import tempfile
-import time
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -76,26 +74,6 @@ for (let pass = 0; pass < __PASSES__; pass++) {
 }
 console.log(JSON.stringify({decisions, ns: best, sink}));
 """
-
-
-def cpu_us_per_call(call: Callable, inputs: Sequence, *, passes: int = 3) -> float:
-    """Best over ``passes`` of the mean CPU time (µs) of ``call(x)`` over ``inputs``.
-
-    Example
-    -------
-    >>> cpu_us_per_call(abs, [-1, 2, -3]) >= 0
-    True
-    """
-    if len(inputs) == 0:
-        raise ValueError("no inputs to time")
-    call(inputs[0])  # warm-up: first calls pay for caches and lazy imports
-    best = np.inf
-    for _ in range(passes):
-        start = time.process_time_ns()
-        for x in inputs:
-            call(x)
-        best = min(best, (time.process_time_ns() - start) / len(inputs) / 1e3)
-    return float(best)
 
 
 def c_decisions(header: str, function: str, rows: np.ndarray, *, repeats: int = 20,

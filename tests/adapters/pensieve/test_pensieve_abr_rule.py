@@ -6,13 +6,14 @@ import pytest
 from adapters.pensieve.abr_rule import abr_rule_c, abr_rule_js, metrics_from_observation
 from adapters.pensieve.actor import load_actor
 from adapters.pensieve.env import PensieveEnv
-from adapters.pensieve.latency import c_decisions, cpu_us_per_call, js_decisions
+from adapters.pensieve.latency import c_decisions, js_decisions
 from adapters.pensieve.metis import collect_teacher_rollouts
 from adapters.pensieve.student import STUDENT_FEATURES, StudentPolicy, student_view
 from adapters.pensieve.teacher import ActorTeacher
 from adapters.pensieve.traces import load_trace_set
 from adapters.pensieve.video import load_video
 from primo import PrDTClassifier
+from primo.models.latency import cpu_us_per_call
 
 
 @pytest.fixture(scope="module")
