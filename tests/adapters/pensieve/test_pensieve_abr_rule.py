@@ -4,24 +4,19 @@ import pandas as pd
 import pytest
 
 from adapters.pensieve.abr_rule import abr_rule_c, abr_rule_js, metrics_from_observation
-from adapters.pensieve.actor import load_actor
 from adapters.pensieve.env import PensieveEnv
 from adapters.pensieve.latency import c_decisions, js_decisions
 from adapters.pensieve.metis import collect_teacher_rollouts
 from adapters.pensieve.student import STUDENT_FEATURES, StudentPolicy, student_view
 from adapters.pensieve.teacher import ActorTeacher
-from adapters.pensieve.traces import load_trace_set
-from adapters.pensieve.video import load_video
 from primo import PrDTClassifier
 from primo.models.latency import cpu_us_per_call
 
 
 @pytest.fixture(scope="module")
-def decisions(data_dir):
+def decisions(hsdpa, video, actor):
     """The actor's HSDPA decisions on a spread of traces and a tree fit on them (no search: fast)."""
-    video = load_video(data_dir)
-    X, y = collect_teacher_rollouts(PensieveEnv(load_trace_set("hsdpa", data_dir)[::12], video),
-                                    ActorTeacher(load_actor(data_dir)))
+    X, y = collect_teacher_rollouts(PensieveEnv(hsdpa[::12], video), ActorTeacher(actor))
     rows = pd.DataFrame(student_view(X), columns=list(STUDENT_FEATURES))
     tree = PrDTClassifier(ccp_alpha=2e-3, random_state=0).fit(rows, y)
     return X, tree, tree.predict(rows)

@@ -5,12 +5,7 @@ import shutil
 import numpy as np
 import pytest
 
-from adapters.pensieve.actor import ACTOR_TENSORS, PensieveActor, WeightsFormatError, load_actor, read_tfjs_weights
-
-
-@pytest.fixture(scope="module")
-def actor(data_dir):
-    return load_actor(data_dir)
+from adapters.pensieve.actor import ACTOR_TENSORS, PensieveActor, WeightsFormatError, read_tfjs_weights
 
 
 def test_manifest_tensors_and_shapes(data_dir):

@@ -2,25 +2,12 @@
 import numpy as np
 import pytest
 
-from adapters.pensieve.actor import load_actor
 from adapters.pensieve.baselines import BolaPolicy, BufferBasedPolicy, RateBasedPolicy, RobustMPCPolicy
 from adapters.pensieve.env import PensieveEnv
 from adapters.pensieve.evaluation import evaluate_policy, pensieve_logs, play_traces, play_video
 from adapters.pensieve.golden import golden_qoe
 from adapters.pensieve.observation import FEATURE_INDEX, N_FEATURES, THROUGHPUT_LAGS
 from adapters.pensieve.teacher import ActorTeacher
-from adapters.pensieve.traces import load_trace_set
-from adapters.pensieve.video import load_video
-
-
-@pytest.fixture(scope="module")
-def hsdpa(data_dir):
-    return load_trace_set("hsdpa", data_dir)
-
-
-@pytest.fixture(scope="module")
-def video(data_dir):
-    return load_video(data_dir)
 
 
 def _obs(buffer_s=0.0, throughputs=(), last_kbps=750, chunks_left=40):
@@ -93,11 +80,11 @@ def test_buffer_based_hsdpa_qoe_matches_published(hsdpa, video):
 
 
 @pytest.mark.slow
-def test_hsdpa_policy_ranking(hsdpa, video, data_dir):
+def test_hsdpa_policy_ranking(hsdpa, video, actor):
     qoe = {
         name: evaluate_policy(policy, hsdpa, video).mean_qoe
         for name, policy in {
-            "rl": ActorTeacher(load_actor(data_dir)),
+            "rl": ActorTeacher(actor),
             "mpc": RobustMPCPolicy(video),
             "rb": RateBasedPolicy(),
             "bb": BufferBasedPolicy(),

@@ -8,14 +8,12 @@ import pytest
 import primo
 from primo.cli import main as primo_main
 
-from adapters.pensieve.actor import load_actor
 from adapters.pensieve.casestudy import features_by_level
 from adapters.pensieve.casestudy_docs import METIS, PRIMO, RL
 from adapters.pensieve.evaluation import evaluate_policy
 from adapters.pensieve.student import STUDENT_FEATURES, StudentPolicy
 from adapters.pensieve.teacher import ActorTeacher
 from adapters.pensieve.traces import load_trace_set
-from adapters.pensieve.video import load_video
 
 OUTPUTS = ("results.json", "README.md", "report.html", "timeline.svg", "qoe_cdf.svg", "pensieve_tree.primo",
            "pensieve_tree.mjs", "pensieve_tree.h", "pensieve_tree.txt")
@@ -38,11 +36,9 @@ def test_every_output_is_written(quick_run):
     assert results["traces"] == {"hsdpa": 10, "fcc": 10} and results["settings"]["n_iterations"] == 2
 
 
-def test_qoe_matches_an_independent_evaluation(quick_run, data_dir):
+def test_qoe_matches_an_independent_evaluation(quick_run, hsdpa, video, actor, data_dir):
     out, results = quick_run
-    video = load_video(data_dir)
-    hsdpa = load_trace_set("hsdpa", data_dir)[:10]
-    rl = evaluate_policy(ActorTeacher(load_actor(data_dir)), hsdpa, video)
+    rl = evaluate_policy(ActorTeacher(actor), hsdpa[:10], video)
     assert results["qoe"]["hsdpa"][RL]["per_trace"] == pytest.approx(rl.qoe_per_trace)
     assert results["qoe"]["hsdpa"][RL]["published"] == 0.934
     tree = primo.load(out / "pensieve_tree.primo")

@@ -3,24 +3,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from adapters.pensieve.actor import load_actor
 from adapters.pensieve.distillation import distill_actor
 from adapters.pensieve.env import PensieveEnv
 from adapters.pensieve.evaluation import evaluate_policy
 from adapters.pensieve.metis import collect_teacher_rollouts
 from adapters.pensieve.student import STUDENT_FEATURES, StudentPolicy, student_view
 from adapters.pensieve.teacher import ActorTeacher
-from adapters.pensieve.traces import load_trace_set
-from adapters.pensieve.video import load_video
 from primo import PrDTClassifier
 
 
 @pytest.fixture(scope="module")
-def setup(data_dir):
-    traces, video, actor = load_trace_set("hsdpa", data_dir), load_video(data_dir), load_actor(data_dir)
-    distiller = distill_actor(actor, video, traces, n_iterations=2, episodes_per_iteration=6, eval_traces=5,
+def setup(hsdpa, video, actor):
+    distiller = distill_actor(actor, video, hsdpa, n_iterations=2, episodes_per_iteration=6, eval_traces=5,
                               n_trials=4, random_state=0)
-    return traces, video, actor, distiller
+    return hsdpa, video, actor, distiller
 
 
 def test_short_viper_run_gives_a_searched_tree(setup):

@@ -2,12 +2,10 @@
 import numpy as np
 import pytest
 
-from adapters.pensieve.actor import load_actor
 from adapters.pensieve.baselines import BufferBasedPolicy, RobustMPCPolicy
 from adapters.pensieve.evaluation import LOG_COLUMNS
 from adapters.pensieve.golden import golden_qoe, load_golden_log, load_golden_logs, replay_golden
 from adapters.pensieve.teacher import ActorTeacher
-from adapters.pensieve.video import load_video
 
 
 def _assert_identical(pairs):
@@ -33,9 +31,9 @@ def test_bad_golden_log(tmp_path):
         load_golden_log(path)
 
 
-def test_actor_reproduces_every_rl_log_row(data_dir):
+def test_actor_reproduces_every_rl_log_row(actor, data_dir):
     # Legacy RandomState(42), one draw per chunk (also after the last chunk), traces in log order.
-    pairs = replay_golden(ActorTeacher(load_actor(data_dir), np.random.RandomState(42)), "rl", data_dir)
+    pairs = replay_golden(ActorTeacher(actor, np.random.RandomState(42)), "rl", data_dir)
     assert len(pairs) == 142
     _assert_identical(pairs)
     assert np.mean([golden_qoe(ours) for ours, _ in pairs.values()]) == pytest.approx(0.934, abs=5e-4)
@@ -45,5 +43,5 @@ def test_buffer_based_reproduces_bb_logs(data_dir):
     _assert_identical(replay_golden(BufferBasedPolicy(), "bb", data_dir))
 
 
-def test_robust_mpc_reproduces_mpc_logs(data_dir):
-    _assert_identical(replay_golden(RobustMPCPolicy(load_video(data_dir)), "mpc", data_dir))
+def test_robust_mpc_reproduces_mpc_logs(video, data_dir):
+    _assert_identical(replay_golden(RobustMPCPolicy(video), "mpc", data_dir))

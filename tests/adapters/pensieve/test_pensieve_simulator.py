@@ -7,24 +7,14 @@ import pytest
 from adapters.pensieve.baselines import BufferBasedPolicy
 from adapters.pensieve.simulator import ABRSimulator, linear_qoe_reward
 from adapters.pensieve.state import initial_state, update_state
-from adapters.pensieve.traces import Trace, load_trace_set
-from adapters.pensieve.video import N_CHUNKS, Video, load_video
+from adapters.pensieve.traces import Trace
+from adapters.pensieve.video import N_CHUNKS, Video
 
 
 def _video(first_sizes=(475000, 475000)):
     sizes = np.full((6, N_CHUNKS + 1), 475000, dtype=np.int64)
     sizes[:, : len(first_sizes)] = first_sizes
     return Video(sizes)
-
-
-@pytest.fixture(scope="module")
-def hsdpa(data_dir):
-    return load_trace_set("hsdpa", data_dir)
-
-
-@pytest.fixture(scope="module")
-def video(data_dir):
-    return load_video(data_dir)
 
 
 def test_hand_computed_first_chunk():

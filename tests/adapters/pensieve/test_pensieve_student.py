@@ -2,7 +2,6 @@
 import numpy as np
 import pytest
 
-from adapters.pensieve.actor import load_actor
 from adapters.pensieve.env import PensieveEnv
 from adapters.pensieve.observation import FEATURE_NAMES
 from adapters.pensieve.student import (
@@ -10,23 +9,7 @@ from adapters.pensieve.student import (
     student_view,
 )
 from adapters.pensieve.teacher import ActorTeacher
-from adapters.pensieve.traces import load_trace_set
-from adapters.pensieve.video import N_CHUNKS, load_video
-
-
-@pytest.fixture(scope="module")
-def traces(data_dir):
-    return load_trace_set("hsdpa", data_dir)
-
-
-@pytest.fixture(scope="module")
-def video(data_dir):
-    return load_video(data_dir)
-
-
-@pytest.fixture(scope="module")
-def actor(data_dir):
-    return load_actor(data_dir)
+from adapters.pensieve.video import N_CHUNKS
 
 
 def test_feature_split():
@@ -37,9 +20,9 @@ def test_feature_split():
         student_view(np.zeros((2, 25)))
 
 
-def test_actor_is_an_exact_function_of_the_student_view(traces, video, actor):
+def test_actor_is_an_exact_function_of_the_student_view(hsdpa, video, actor):
     # Random levels and the training-time variants visit varied states, terminal ones included.
-    env = PensieveEnv(traces[::15], video, delay_noise=True, random_start=True, seed=5)
+    env = PensieveEnv(hsdpa[::15], video, delay_noise=True, random_start=True, seed=5)
     rng = np.random.default_rng(0)
     observations = []
     for _ in range(len(env.traces)):
@@ -70,25 +53,25 @@ def test_student_view_teacher_rejects_bad_input(actor, video):
         teacher.predict(bad)
 
 
-def test_student_env_and_distillation_factory(traces, video):
-    env = StudentObservationEnv(PensieveEnv(traces[:2], video))
+def test_student_env_and_distillation_factory(hsdpa, video):
+    env = StudentObservationEnv(PensieveEnv(hsdpa[:2], video))
     obs, info = env.reset()
     assert obs.shape == (25,) and obs[-1] == N_CHUNKS - 1 and env.feature_names == STUDENT_FEATURES
     obs, reward, terminated, truncated, _ = env.step(2)
     assert obs.shape == (25,) and not terminated and obs[0] == 1200
 
-    factory = DistillationEnvFactory(traces, video)
-    assert factory.evaluation_seeds == list(range(len(traces)))
+    factory = DistillationEnvFactory(hsdpa, video)
+    assert factory.evaluation_seeds == list(range(len(hsdpa)))
     # Evaluation seeds: that trace, as in the evaluation (deterministic, from the trace's start).
     first = factory(7).reset(seed=7)
     again = factory(7).reset(seed=7)
     assert first[1]["trace_index"] == 7 and np.array_equal(first[0], again[0])
-    clean = StudentObservationEnv(PensieveEnv(traces, video)).reset(options={"trace_index": 7})[0]
+    clean = StudentObservationEnv(PensieveEnv(hsdpa, video)).reset(options={"trace_index": 7})[0]
     np.testing.assert_array_equal(first[0], clean)
     # Training seeds: a trace picked by the seed, noisy, reproducible.
     big = 2**30 + 11
     a, b = factory(big).reset(seed=big), factory(big).reset(seed=big)
     assert a[1]["trace_index"] == b[1]["trace_index"] and np.array_equal(a[0], b[0])
     noisy_delay = a[0][STUDENT_FEATURES.index("download_time_s_lag0")]
-    plain = StudentObservationEnv(PensieveEnv(traces, video)).reset(options={"trace_index": a[1]["trace_index"]})[0]
+    plain = StudentObservationEnv(PensieveEnv(hsdpa, video)).reset(options={"trace_index": a[1]["trace_index"]})[0]
     assert noisy_delay != plain[STUDENT_FEATURES.index("download_time_s_lag0")]
