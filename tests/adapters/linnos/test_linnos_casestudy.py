@@ -10,6 +10,7 @@ import primo
 from adapters.linnos.casestudy import main
 from adapters.linnos.features import RAW_FEATURE_NAMES
 from adapters.linnos.study import TraceModels, generalization, simulate
+from tests.adapters.linnos.helpers import Constant
 
 
 @pytest.fixture(scope="module")
@@ -66,14 +67,6 @@ def test_quick_run_writes_readme_reports_models_and_headers(quick_run, tmp_path)
                        "return linnos_primo_e_predict(x) > 1; }\n")
     subprocess.run(["gcc", "-O2", "-mgeneral-regs-only", "-c", str(program), "-o", str(tmp_path / "use.o")],
                    check=True)
-
-
-class Constant:
-    def __init__(self, value):
-        self.value = value
-
-    def predict(self, features):
-        return np.full(len(features), self.value)
 
 
 def device(k, n=400):

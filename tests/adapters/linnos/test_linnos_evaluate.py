@@ -4,6 +4,7 @@ import pandas as pd
 
 from adapters.linnos.evaluate import DeviceModels, fit_pruned_tree, format_results, simulate
 from adapters.linnos.features import RAW_FEATURE_NAMES
+from tests.adapters.linnos.helpers import Constant
 
 
 def noisy_rule(n, seed):
@@ -21,14 +22,6 @@ def test_pruning_choice_recovers_a_small_tree():
     assert val_f1 > 0.8
     X_test, y_test = noisy_rule(2000, 1)
     assert (tree.predict(X_test) == y_test).mean() > 0.85
-
-
-class Constant:
-    def __init__(self, value):
-        self.value = value
-
-    def predict(self, features):
-        return np.full(len(features), self.value)
 
 
 def device(k, n=600):

@@ -7,6 +7,7 @@ from adapters.linnos.features import RAW_FEATURE_NAMES
 from adapters.linnos.simulator import (
     BASE, FailoverPolicy, OraclePredictor, ReplicaDevice, latency_summary, simulate_array,
 )
+from tests.adapters.linnos.helpers import Constant
 
 THRESHOLD = 1000
 
@@ -18,14 +19,6 @@ def device_reads(seed, n=5000):
     reads.insert(0, "latency_us", latency)
     reads.insert(0, "submit_us", np.arange(n) * 100 + seed)  # one read every 100 us
     return reads
-
-
-class Constant:
-    def __init__(self, value):
-        self.value = value
-
-    def predict(self, features):
-        return np.full(len(features), self.value)
 
 
 @pytest.fixture
