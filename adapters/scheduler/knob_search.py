@@ -26,7 +26,7 @@ from skopt.space import Integer, Real
 
 from adapters.scheduler import primo_models, workload
 from adapters.scheduler.casestudy import NASA_LOG, embedded_factory
-from adapters.scheduler.jobs import last_month_start, load_swf, time_split
+from adapters.scheduler.jobs import last_month_start, load_swf, submit_timestamps, time_split
 from adapters.scheduler.simulator import (LucidPolicy, MovingAverageForecast, Simulator, ThroughputAwareStrategy,
                                           WorkloadCatalog, assign_profiles)
 from primo.datasets import resolve_data_dir
@@ -90,18 +90,18 @@ def search_knobs(data_dir=None, models_dir="reports/scheduler/models", *, n_call
         prefix = jobs.iloc[:max_jobs].copy()
         prefix.attrs = dict(jobs.attrs)  # the trace's epoch dates the months
         jobs = prefix
+    if submit_timestamps(jobs).dt.strftime("%Y-%m").nunique() < 3:
+        raise ValueError(f"the knob search needs jobs from three calendar months (train, tune, evaluate); "
+                         f"these {len(jobs)} jobs cover fewer")
     eval_start = last_month_start(jobs)
     before_eval, eval_jobs = time_split(jobs, eval_start)
     before_eval.attrs, eval_jobs.attrs = dict(jobs.attrs), dict(jobs.attrs)
-    tune_start = last_month_start(before_eval) if len(before_eval) else None
-    train, tune_jobs = time_split(before_eval, tune_start) if tune_start is not None else (before_eval, before_eval)
-    if train.empty:
-        raise ValueError(f"the knob search needs jobs from three calendar months (train, tune, evaluate); "
-                         f"these {len(jobs)} jobs cover fewer")
+    tune_start = last_month_start(before_eval)
     data = workload.workload_dataset(before_eval, tune_start, name_mode="exact",
                                      estimator=workload.RollingEstimator(similarity_threshold=1.0))
     _, mono, fit_s = primo_models.fit_workload_model(data, budget)
     log_range = (float(np.log1p(data.y_train).min()), float(np.log1p(data.y_train).max()))
+    train, tune_jobs = time_split(before_eval, tune_start)
     tune_jobs.attrs = dict(jobs.attrs)
     catalog = WorkloadCatalog.from_data_dir(data_dir)
 
