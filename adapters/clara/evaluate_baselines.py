@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from sklearn.model_selection import train_test_split
+from sklearn.model_selection import KFold, cross_val_predict, train_test_split
 
 from adapters.clara.baselines import Baseline, ai_baselines, cp_baselines, fit_timed, ms_baselines
 from adapters.clara.data import (
@@ -89,6 +89,18 @@ def score_ms(baselines: list[Baseline], train: MSData, test: MSData, real: MSDat
             real={"mae": mae(real.y, model.predict(real.X))},
             train_seconds=seconds, train_cpu_seconds=cpu, fitted=model))
     return results
+
+
+def repeated_cv_errors(estimator, X, y, *, folds: int = 5, repeats: int = 3, random_state: int = 0) -> np.ndarray:
+    """Per-row absolute out-of-fold error of ``estimator``, averaged over ``repeats`` shuffled K-fold splits.
+
+    Repeat ``r`` shuffles with seed ``random_state + r``, so models scored with the same arguments
+    see the same folds and their errors can be compared row by row (:func:`metrics.error_difference`).
+    """
+    y = np.asarray(y, dtype=float)
+    errors = [np.abs(cross_val_predict(estimator, X, y, cv=KFold(folds, shuffle=True, random_state=random_state + r))
+                     - y) for r in range(repeats)]
+    return np.mean(errors, axis=0)
 
 
 def score_ai(baselines: list[Baseline], train: AIData, test: AIData, loops: ClickLoops,

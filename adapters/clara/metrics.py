@@ -47,7 +47,19 @@ def mae_difference(y_true, pred_a, pred_b, *, n_resamples: int = 5000, random_st
     """
     y_true, pred_a = _paired(y_true, pred_a)
     _, pred_b = _paired(y_true, pred_b)
-    errors_a, errors_b = np.abs(pred_a - y_true), np.abs(pred_b - y_true)
+    return error_difference(np.abs(pred_a - y_true), np.abs(pred_b - y_true), n_resamples=n_resamples,
+                            random_state=random_state)
+
+
+def error_difference(errors_a, errors_b, *, n_resamples: int = 5000, random_state: int = 0) -> dict[str, float]:
+    """mean(errors_a) − mean(errors_b) and its 95% paired-bootstrap interval over rows.
+
+    Example
+    -------
+    >>> error_difference([0, 1, 2], [1, 1, 2], n_resamples=200)["difference"]
+    -0.3333333333333333
+    """
+    errors_a, errors_b = _paired(errors_a, errors_b)
     interval = bootstrap((errors_a, errors_b), lambda a, b, axis: a.mean(axis=axis) - b.mean(axis=axis), paired=True,
                          n_resamples=n_resamples, method="percentile", random_state=random_state).confidence_interval
     return {"difference": float(errors_a.mean() - errors_b.mean()), "low": float(interval.low),

@@ -7,7 +7,9 @@ from sklearn.linear_model import LinearRegression
 from adapters.clara import evaluate_baselines
 from adapters.clara.baselines import ai_baselines, cp_baselines, fit_timed, ms_baselines
 from adapters.clara.data import load_ai, load_cp, load_ms
-from adapters.clara.evaluate_baselines import BaselineResult, evaluate_ai, evaluate_cp, format_table
+from adapters.clara.evaluate_baselines import (
+    BaselineResult, evaluate_ai, evaluate_cp, format_table, repeated_cv_errors,
+)
 from adapters.clara.metrics import mae, mean_group_wmape, positive_class_scores
 
 
@@ -72,6 +74,16 @@ def test_evaluate_cp_marks_the_lstm_pretrained(data_dir, monkeypatch):
     assert 0 < lstm.test["mae_instr"] < 1.0
     table = format_table([lstm, ridge])
     assert "pretrained" in table and "1,081 s" in table and table.count("\n") == 2
+
+
+def test_repeated_cv_errors_average_out_of_fold_errors_row_by_row():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    y = X @ [2.0, -1.0] + rng.normal(scale=0.1, size=60)
+    errors = repeated_cv_errors(LinearRegression(), X, y, folds=3, repeats=2)
+    assert errors.shape == (60,) and np.all(errors >= 0) and errors.mean() < 0.2
+    # Same arguments, same folds: a second call gives the same per-row errors.
+    np.testing.assert_array_equal(errors, repeated_cv_errors(LinearRegression(), X, y, folds=3, repeats=2))
 
 
 def test_format_table_shows_metrics_and_reference():

@@ -62,6 +62,12 @@ def test_primo_plus_and_distillation_are_recorded(run):
     rows = _rows(results, "MS")
     assert difference["difference"] == pytest.approx(rows["primo_bo"]["test"]["mae"] - rows["clara_xgboost"]["test"]["mae"])
     assert difference["low"] <= difference["difference"] <= difference["high"]
+    # Out-of-fold comparison on the training NFs, paired against GBDT.
+    cv = ms["cv_comparison"]
+    assert set(cv["mae"]) == {"clara_xgboost", "primo_default", "primo_bo"} and set(cv["minus_gbdt"]) == {"primo_default", "primo_bo"}
+    for name, d in cv["minus_gbdt"].items():
+        assert d["difference"] == pytest.approx(cv["mae"][name] - cv["mae"]["clara_xgboost"])
+        assert d["low"] <= d["difference"] <= d["high"]
     ai = results["tasks"]["AI"]["primo_plus"]
     assert len(ai["test_halves"]) == 2
     for record in [ai["training_cv"]] + ai["test_halves"]:
@@ -84,6 +90,7 @@ def test_readme_and_reports_are_written(run):
     for heading in ("## Clara-MS", "## Clara-AI", "## Clara-CP", "## BO ablation", "## Training time"):
         assert heading in readme
     assert "0.8660" in readme and "1,081 s" in readme and "Real-NF WMAPE per NF" in readme
+    assert "Out-of-fold on the 680 training NFs" in readme
     reports = [name for task in results["tasks"].values() for name in task["reports"]]
     assert len(reports) == 6
     for name in reports:

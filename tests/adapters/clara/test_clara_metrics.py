@@ -1,7 +1,7 @@
 """Clara metrics on hand-computed examples."""
 import pytest
 
-from adapters.clara.metrics import mae, mean_group_wmape, positive_class_scores, wmape, wmape_per_group
+from adapters.clara.metrics import error_difference, mae, mae_difference, mean_group_wmape, positive_class_scores, wmape, wmape_per_group
 
 
 def test_mae():
@@ -42,3 +42,12 @@ def test_mismatched_lengths_are_rejected():
         mae([1, 2], [1])
     with pytest.raises(ValueError, match="groups has 1"):
         wmape_per_group([1, 2], [1, 2], [0])
+
+
+def test_error_difference_is_paired_and_mae_difference_uses_it():
+    d = error_difference([1.0, 2.0, 3.0, 4.0], [2.0, 3.0, 4.0, 5.0], n_resamples=200)
+    # Every row differs by exactly -1: the paired interval collapses onto the difference.
+    assert d == pytest.approx({"difference": -1.0, "low": -1.0, "high": -1.0})
+    assert mae_difference([0, 0, 0, 0], [1, 2, 3, 4], [2, 3, 4, 5], n_resamples=200) == pytest.approx(d)
+    with pytest.raises(ValueError, match="differ in length"):
+        error_difference([1.0], [1.0, 2.0])
