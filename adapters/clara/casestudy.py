@@ -19,7 +19,9 @@ to ``--out``:
 Protocol: nothing is fitted or chosen on the real NFs or the test sets. MS and AI use their
 train/test files. CP has no separate test file: every CP model (and its search) is built on 80%
 of the synthetic blocks and scored on the other 20% ("test"); the chosen configuration is then
-refit on all synthetic blocks, and that model is scored on the 8 real NFs ("real").
+refit on all synthetic blocks, and that model is scored on the 8 real NFs ("real"). MS also
+compares GBDT and Primo out-of-fold on its 680 training NFs (repeated K-fold, paired bootstrap),
+because its 198 test NFs cannot separate models closer than about ±0.2 cores.
 
 ``--quick`` runs every step on small subsets with tiny budgets and the fast baselines only: a
 smoke test of the pipeline whose numbers mean nothing.
