@@ -170,7 +170,7 @@ def run_ms(settings: Settings, data_dir) -> dict:
     with Stopwatch() as searching:
         search = search_pram("MS", train.X, train.y, budget, n_jobs=settings.n_jobs, random_state=seed)
     with Stopwatch() as fit_bo:
-        bo = fit_best(search, train.X, train.y, outer_bags=budget.final_outer_bags)
+        bo = fit_best(search, train.X, train.y, budget)
     # The same configuration with other seeds: how much of a difference is noise (4 real NFs!).
     reseeded = [clone(bo).set_params(random_state=seed + i).fit(train.X, train.y) for i in range(1, 1 + MS_RESEEDS)]
     # The 198 test NFs cannot separate models within ±0.2 cores; out-of-fold errors on the 680
@@ -267,7 +267,7 @@ def run_ai(settings: Settings, data_dir) -> dict:
     with Stopwatch() as searching:
         search = search_pram("AI", X_train, train.y, budget, n_jobs=settings.n_jobs, random_state=seed)
     with Stopwatch() as fit_bo:
-        bo = fit_best(search, X_train, train.y)
+        bo = fit_best(search, X_train, train.y, budget)
     logger.info("AI: PRIMO+ (counterfactual-guided edit chosen by %d-fold CV on the training set)", budget.cv)
     with Stopwatch() as guiding:
         fix = fix_false_negatives(bo, X_train, train.y, cv=budget.cv, random_state=seed)
@@ -370,9 +370,9 @@ def run_cp(settings: Settings, data_dir) -> dict:
     logger.info("CP: Primo w/ BO (%d trials, %d-fold CV MAE)", budget.n_trials, budget.cv)
     with Stopwatch() as searching:
         search = search_pram("CP", X_fit, y_fit, budget, n_jobs=settings.n_jobs, random_state=seed)
-    test = _cp_test(fit_best(search, X_fit, y_fit), X_held, y_held)
+    test = _cp_test(fit_best(search, X_fit, y_fit, budget), X_held, y_held)
     with Stopwatch() as fit_bo:
-        bo = fit_best(search, synthetic.X, synthetic.y)
+        bo = fit_best(search, synthetic.X, synthetic.y, budget)
     real_scores, per_nf["primo_bo"] = _cp_real(bo, real)
     rows.append(_row("primo_bo", "primo", f"features → PrAM + BO ({budget.n_trials} trials, {budget.cv}-fold CV MAE)",
                      test, real_scores, fit=fit_bo, search=searching, params=search.best_params_))

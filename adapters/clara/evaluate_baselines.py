@@ -91,18 +91,6 @@ def score_ms(baselines: list[Baseline], train: MSData, test: MSData, real: MSDat
     return results
 
 
-def repeated_cv_errors(estimator, X, y, *, folds: int = 5, repeats: int = 3, random_state: int = 0) -> np.ndarray:
-    """Per-row absolute out-of-fold error of ``estimator``, averaged over ``repeats`` shuffled K-fold splits.
-
-    Repeat ``r`` shuffles with seed ``random_state + r``, so models scored with the same arguments
-    see the same folds and their errors can be compared row by row (:func:`metrics.error_difference`).
-    """
-    y = np.asarray(y, dtype=float)
-    errors = [np.abs(cross_val_predict(estimator, X, y, cv=KFold(folds, shuffle=True, random_state=random_state + r))
-                     - y) for r in range(repeats)]
-    return np.mean(errors, axis=0)
-
-
 def score_ai(baselines: list[Baseline], train: AIData, test: AIData, loops: ClickLoops,
              repeats: int = 1) -> list[BaselineResult]:
     """Fit each AI baseline on ``train``; score P/R/F1 on ``test``; count flagged Click loops."""
@@ -147,6 +135,18 @@ def score_cp(baselines: list[Baseline], synthetic: CPData, real: CPData, repeats
             real={"wmape": mean_group_wmape(real.y, real_pred, real.groups)},
             train_seconds=seconds, train_cpu_seconds=cpu, fitted=model))
     return results
+
+
+def repeated_cv_errors(estimator, X, y, *, folds: int = 5, repeats: int = 3, random_state: int = 0) -> np.ndarray:
+    """Per-row absolute out-of-fold error of ``estimator``, averaged over ``repeats`` shuffled K-fold splits.
+
+    Repeat ``r`` shuffles with seed ``random_state + r``, so models scored with the same arguments
+    see the same folds and their errors can be compared row by row (:func:`metrics.error_difference`).
+    """
+    y = np.asarray(y, dtype=float)
+    errors = [np.abs(cross_val_predict(estimator, X, y, cv=KFold(folds, shuffle=True, random_state=random_state + r))
+                     - y) for r in range(repeats)]
+    return np.mean(errors, axis=0)
 
 
 def evaluate_ms(data_dir=None, repeats: int = 3, random_state: int = 0) -> list[BaselineResult]:

@@ -17,7 +17,7 @@ Example
 >>> from adapters.clara.data import load_ms
 >>> ms = load_ms("train")
 >>> search = search_pram("MS", ms.X, ms.y, QUICK["MS"], random_state=0)  # doctest: +SKIP
->>> fit_best(search, ms.X, ms.y).metadata_["search"]["best_params"]  # doctest: +SKIP
+>>> fit_best(search, ms.X, ms.y, QUICK["MS"]).metadata_["search"]["best_params"]  # doctest: +SKIP
 """
 from __future__ import annotations
 
@@ -188,20 +188,19 @@ def search_pram(task: str, X, y, budget: SearchBudget, *, n_jobs=1, random_state
     return search.fit(X, y)
 
 
-def fit_best(search: BayesianSearch, X, y, outer_bags: int | None = None):
+def fit_best(search: BayesianSearch, X, y, budget: SearchBudget):
     """Fit the best configuration of ``search`` on (X, y); its PrAM gets ``metadata_["search"]``.
 
-    Returns the PrAM (MS, AI) or the ``features → PrAM`` pipeline (CP). ``outer_bags`` overrides
-    the search's bag count (see :attr:`SearchBudget.final_outer_bags`).
+    Returns the PrAM (MS, AI) or the ``features → PrAM`` pipeline (CP), with the reported bag
+    count ``budget.final_outer_bags`` instead of the search's.
 
     Example
     -------
-    >>> model = fit_best(search_pram("MS", ms.X, ms.y, QUICK["MS"]), ms.X, ms.y)  # doctest: +SKIP
+    >>> model = fit_best(search_pram("MS", ms.X, ms.y, QUICK["MS"]), ms.X, ms.y, QUICK["MS"])  # doctest: +SKIP
     """
     model = clone(search.estimator).set_params(**search.best_params_)
     pram = model.named_steps[CP_STEPS[1]] if isinstance(model, Pipeline) else model
-    if outer_bags is not None:
-        pram.set_params(outer_bags=outer_bags)
+    pram.set_params(outer_bags=budget.final_outer_bags)
     model.fit(X, y)
     pram.metadata_["search"] = search.history()
     return model

@@ -1,7 +1,9 @@
 """Clara metrics on hand-computed examples."""
 import pytest
 
-from adapters.clara.metrics import error_difference, mae, mae_difference, mean_group_wmape, positive_class_scores, wmape, wmape_per_group
+from adapters.clara.metrics import (
+    error_difference, mae, mae_difference, mean_group_wmape, positive_class_scores, wmape, wmape_per_group,
+)
 
 
 def test_mae():

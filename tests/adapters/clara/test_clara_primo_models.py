@@ -11,6 +11,8 @@ from adapters.clara.primo_models import (
 from primo import PrAMClassifier, PrAMRegressor
 
 TINY = SearchBudget(n_trials=2, cv=2, max_rounds=30, outer_bags=1)
+#: TINY whose reported models get 2 bags.
+TINY_BAGGED = SearchBudget(n_trials=2, cv=2, max_rounds=30, outer_bags=1, reported_outer_bags=2)
 
 
 def test_templates_bound_boosting_and_pick_the_task_family():
@@ -23,8 +25,8 @@ def test_templates_bound_boosting_and_pick_the_task_family():
 
 
 def test_reported_models_get_more_bags_than_the_search_fits():
-    budget = SearchBudget(n_trials=2, cv=2, max_rounds=30, outer_bags=1, reported_outer_bags=3)
-    assert pram_template("MS", budget).outer_bags == 3 and pram_template("MS", budget, for_search=True).outer_bags == 1
+    assert pram_template("MS", TINY_BAGGED).outer_bags == 2
+    assert pram_template("MS", TINY_BAGGED, for_search=True).outer_bags == 1
     assert TINY.final_outer_bags == TINY.outer_bags  # unset: the search's count
 
 
@@ -55,7 +57,7 @@ def test_search_then_fit_best_records_the_search(data_dir):
     ms = load_ms("train", data_dir)
     search = search_pram("MS", ms.X, ms.y, TINY, random_state=0)
     assert len(search.trials_) == TINY.n_trials and not hasattr(search, "best_estimator_")  # no refit inside
-    model = fit_best(search, ms.X, ms.y, outer_bags=2)
+    model = fit_best(search, ms.X, ms.y, TINY_BAGGED)
     assert model.get_params()["max_bins"] == search.best_params_["max_bins"]
     assert search.estimator.outer_bags == 1 and model.outer_bags == len(model.ebm_.bagged_intercept_) == 2
     history = model.metadata_["search"]
