@@ -10,6 +10,8 @@ Example
 """
 from __future__ import annotations
 
+from primo.report.markdown import table
+
 NAMES = {
     "clara_xgboost": "Clara's GBDT (XGBoost, 20 trees)",
     "clara_svm": "Clara's SVM (linear kernel)",
@@ -45,12 +47,6 @@ def _seconds(row: dict) -> str:
     return f"{wall:.2f}" + ("" if cpu is None else f" / {cpu:.2f}")
 
 
-def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    lines += ["| " + " | ".join(cells) + " |" for cells in rows]
-    return lines + [""]
-
-
 def _published(source: dict, task: str, model: str, keys: dict[str, str]) -> str:
     numbers = source.get(task, {}).get(model, {})
     return ", ".join(f"{label} {numbers[key]:g}" for key, label in keys.items() if key in numbers) or ""
@@ -74,7 +70,7 @@ def _ms(results: dict) -> list[str]:
              _published(results["paper"], "MS", r["model"], {"real_mae": "real"}),
              _published(results["reference"], "MS", r["model"], {"test_mae": "test", "real_mae": "real"})]
             for r in task["models"]]
-    lines += _table(["model", "test MAE", "real-NF MAE", "train s (wall / CPU)", "search s", "paper",
+    lines += table(["model", "test MAE", "real-NF MAE", "train s (wall / CPU)", "search s", "paper",
                      "reference on this data"], rows)
     reference = results["reference"]["MS"]["pyprimo_32_bins"]
     lines += [f"Reference (no search) on this data: EBM with 32 bins test {results['reference']['MS']['ebm_32_bins']['test_mae']}"
@@ -98,7 +94,7 @@ def _ms(results: dict) -> list[str]:
     predictions = task["real_nf_predictions"]
     models = [k for k in predictions[0] if k not in ("nf", "cores")]
     lines += ["Predicted core counts of the 4 real NFs:", ""]
-    lines += _table(["NF", "best cores"] + [NAMES.get(m, m).replace("**", "") for m in models],
+    lines += table(["NF", "best cores"] + [NAMES.get(m, m).replace("**", "") for m in models],
                     [[p["nf"], _fmt(p["cores"], 0)] + [_fmt(p[m], 1) for m in models] for p in predictions])
     plus_info = task["primo_plus"]
     both = plus_info["both_increasing"]
@@ -153,7 +149,7 @@ def _ai(results: dict) -> list[str]:
              _published(results["paper"], "AI", r["model"], {"f1": "F1"}),
              _published(results["reference"], "AI", r["model"], {"f1": "F1"})]
             for r in task["models"]]
-    lines += _table(["model", "precision", "recall", "F1", "Click loops flagged", "train s (wall / CPU)", "search s",
+    lines += table(["model", "precision", "recall", "F1", "Click loops flagged", "train s (wall / CPU)", "search s",
                      "paper", "reference on this data"], rows)
     svm, bo = _model(task, "clara_svm"), _model(task, "primo_bo")
     honest = [r for r in task["models"] if r["model"] in ("primo_plus", "primo_plus_crossfit")]
@@ -200,7 +196,7 @@ def _cp(results: dict) -> list[str]:
              _published(results["paper"], "CP", r["model"], {"real_wmape": "WMAPE", "train_seconds": "train s"}),
              _published(results["reference"], "CP", r["model"], {"real_wmape": "WMAPE"})]
             for r in task["models"]]
-    lines += _table(["model", "hold-out MAE (instr.)", "hold-out WMAPE", "real-NF WMAPE", "train s (wall / CPU)",
+    lines += table(["model", "hold-out MAE (instr.)", "hold-out WMAPE", "real-NF WMAPE", "train s (wall / CPU)",
                      "search s", "paper", "reference on this data"], rows)
     lstm = _model(task, "clara_lstm")
     if lstm:
@@ -213,7 +209,7 @@ def _cp(results: dict) -> list[str]:
     per_nf = task["real_wmape_per_nf"]
     nfs = list(next(iter(per_nf.values())))
     lines += ["Real-NF WMAPE per NF:", ""]
-    lines += _table(["model"] + nfs + ["average"],
+    lines += table(["model"] + nfs + ["average"],
                     [[NAMES.get(m, m).replace("**", "")] + [_fmt(v[nf], 3) for nf in nfs]
                      + [_fmt(sum(v.values()) / len(v), 4)] for m, v in per_nf.items()])
     lines += ["Features (`CPTokenFeatures`, learned from the training blocks only): `length` (tokens in the block), "
@@ -251,7 +247,7 @@ def _ablation(results: dict) -> list[str]:
              "Without BO = PrAM with its default structure (boosting bounded as in the search); with BO = the "
              "configuration chosen by k-fold CV on the training data. Both are fit with the same bags: "
              + ", ".join(f"{name} {count}" for name, count in bags.items()) + ".", ""]
-            + _table(["task", "metric", "Primo w/o BO", "Primo w/ BO", "paper w/o BO", "paper w/ BO"], rows))
+            + table(["task", "metric", "Primo w/o BO", "Primo w/ BO", "paper w/o BO", "paper w/ BO"], rows))
 
 
 def _training_time(results: dict) -> list[str]:
@@ -278,7 +274,7 @@ def _training_time(results: dict) -> list[str]:
              f"is the paper's figure: its weights are pretrained and Clara's 103k training programs are not public. "
              f"Paper: LSTM {paper['clara_lstm']['train_seconds']:,.0f} s vs Primo {paper['primo_bo']['train_seconds']:.0f} s "
              f"({paper['clara_lstm']['train_seconds'] / paper['primo_bo']['train_seconds']:.1f}×).", ""]
-            + _table(["task", "model", "fit s", "fit + search s", "Clara's model", "Clara's training time → ratio (fit / fit+search)"],
+            + table(["task", "model", "fit s", "fit + search s", "Clara's model", "Clara's training time → ratio (fit / fit+search)"],
                      rows))
 
 

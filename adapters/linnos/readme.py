@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from primo.report.markdown import table_text
 from .trace import short_name
 
 #: The Primo chapter's LinnOS figures (thesis ch. 5, §5.4 and §5.6), for the comparison columns.
@@ -120,7 +121,7 @@ def _at_a_glance(results: dict) -> str:
     ]
     rows = [[what, published, *(measure(mode) for mode in modes)] for what, published, measure in claims]
     headers = ["", "published (Primo chapter)", *(f"measured, `{h}` history" for h in ordered)]
-    return "## At a glance\n\n" + _table(headers, rows) + (
+    return "## At a glance\n\n" + table_text(headers, rows) + (
         f"\n\nMeans over the {len(modes[0]['traces'])} traces unless stated. `completed` = LinnOS's deployable "
         "features (main result); "
         "`submitted` = the artifact's features, which use latencies not known at prediction time. Oracle = a "
@@ -255,7 +256,7 @@ def _queue_length(mode: dict) -> str:
             "that cap for much of each trace and carries a weak signal (training reads): the share of slow reads "
             f"goes from {_pct_span(lowest)} among the shortest queues to {_pct_span(highest)} among the longest, "
             "against 15% overall. It is still the first test of several trees, as in the paper's Primo-E tree.\n\n"
-            + _table(["trace", "p10", "median", "p90", "slow share by queue length (groups cut at its quartiles)",
+            + table_text(["trace", "p10", "median", "p90", "slow share by queue length (groups cut at its quartiles)",
                       "trees testing it first"], rows))
 
 
@@ -274,7 +275,7 @@ def _classification(mode: dict) -> str:
     for name, m in means.items():
         rows.append(["**mean**", "", name, *(_f(m[k]) for k in ("false_submit_rate", "false_revoke_rate",
                                                                "f1_slow", "slow_recall")), ""])
-    return "### Classification on the test reads\n\n" + _table(
+    return "### Classification on the test reads\n\n" + table_text(
         ["trace", "p85 µs", "model", "false submit", "false revoke", "F1 (slow)", "slow recall", ""], rows
     ) + f"\n\nPublished (the paper's own traces and SSDs): {PUBLISHED['bo']}."
 
@@ -296,13 +297,13 @@ def _simulation(mode: dict, layout: str) -> str:
             if layout == "traces" else
             "each trace is its own three replicas, shifted in time by 0, 1/3 and 2/3 of its test window "
             "(one device model, uncorrelated slow periods)")
-    summary = _table(["policy", "mean latency vs Base (mean over traces)", "published"],
+    summary = table_text(["policy", "mean latency vs Base (mean over traces)", "published"],
                      [[name, _change(float(np.mean(v))), PUBLISHED["mean_vs_base"].get(name, "")]
                       for name, v in ratios.items()])
     return (f"### Simulated 3-device array, layout `{layout}`\n\n{what.capitalize()}. Latencies in µs; "
             "'p99 ×' is how many times lower than Base the p99 is (> 1 is better). Every prediction adds the "
             "model's measured C cost.\n\n"
-            + _table(["primary", "policy", "mean", *PERCENTILES, "mean vs Base", "p99 ×", "p99.9 ×", "failed over"],
+            + table_text(["primary", "policy", "mean", *PERCENTILES, "mean vs Base", "p99 ×", "p99.9 ×", "failed over"],
                      rows)
             + "\n\n" + summary + f"\n\nPublished tail: {PUBLISHED['tail']}.")
 
@@ -317,7 +318,7 @@ def _trees(mode: dict) -> str:
         n = t["no_search"]
         rows.append([short_name(t["trace"]), "no search (unpruned)", n["depth"], n["leaves"],
                      f"{len(n['features_used'])} features", "0"])
-    return ("### The trees\n\n" + _table(["trace", "model", "depth", "leaves", "features tested", "ccp_alpha"], rows)
+    return ("### The trees\n\n" + table_text(["trace", "model", "depth", "leaves", "features tested", "ccp_alpha"], rows)
             + f"\n\nPublished: {PUBLISHED['tree']}.")
 
 
@@ -333,7 +334,7 @@ def _inference(mode: dict) -> str:
             "registers, as in kernel code), one core, warm caches: a lower bound of the in-kernel cost, which "
             "also collects the features. LinnOS: the 16-bit integer network with its digit encoding; Primo: "
             "`primo.export.to_c(model, integer=True)`.\n\n"
-            + _table(["trace", *names, "C answers = Python"], rows)
+            + table_text(["trace", *names, "C answers = Python"], rows)
             + f"\n\nPublished: {PUBLISHED['inference']}.")
 
 
@@ -354,7 +355,7 @@ def _training(mode: dict) -> str:
     per_device = {k: v / n for k, v in totals.items()}
     ratio = per_device["LinnOS"] / max(per_device["Primo-E"], 1e-9)
     return ("### Training time (s: CPU, wall in parentheses)\n\n"
-            + _table(["trace", "LinnOS (one network)", "Primo-E whole search", "Primo-E one fit",
+            + table_text(["trace", "LinnOS (one network)", "Primo-E whole search", "Primo-E one fit",
                       "Primo-P whole search", "Primo-P one fit"], rows)
             + f"\n\nFor a 3-device array (one model per device, mean device): LinnOS "
               f"{3 * per_device['LinnOS']:.0f} s CPU, Primo-E {3 * per_device['Primo-E']:.1f} s, Primo-P "
@@ -381,7 +382,7 @@ def _quantization(mode: dict) -> str:
             f"F1 of the float model and of its integer version, and how many of the ~{n_test} test answers "
             "change. LinnOS: power-of-two fixed point at 16 and 8 bits per weight. Primo: the compiled integer "
             "C export's own answers.\n\n"
-            + _table(["trace", "model", "F1 float", "F1 integer", "answers changed"], rows)
+            + table_text(["trace", "model", "F1 float", "F1 integer", "answers changed"], rows)
             + f"\n\nPublished: {PUBLISHED['quantization']}.")
 
 
@@ -398,7 +399,7 @@ def _robustness(mode: dict) -> str:
     return ("### Robustness to noisy inputs (clean → noisy)\n\n"
             f"Gaussian noise σ = 5 on the 4 history queue lengths and σ = 100 µs on the 4 history latencies of the "
             f"test reads (rounded, clipped at 0; the current queue length untouched), mean of {seeds} draws.\n\n"
-            + _table(["trace", "model", "false submit", "false revoke", "F1"], rows)
+            + table_text(["trace", "model", "false submit", "false revoke", "F1"], rows)
             + f"\n\nPublished: {PUBLISHED['robustness']}.")
 
 
@@ -419,7 +420,7 @@ def _less_data(mode: dict) -> str:
             f"A stratified random 10% of the training reads (~{n_small}); LinnOS retrained "
             f"({mode['traces'][0]['models']['LinnOS']['epochs']} epochs), "
             "Primo re-searched on it; same test reads.\n\n"
-            + _table(["trace", "model", "F1", "slow recall", "false submit", "tree"], rows)
+            + table_text(["trace", "model", "F1", "slow recall", "false submit", "tree"], rows)
             + "\n\nPublished: with 10% of the data Primo keeps a higher recall than LinnOS (Figure 5.19).")
 
 
@@ -434,12 +435,12 @@ def _generalization(mode: dict) -> str:
                         _f(float(np.mean(np.asarray(tables["false_submit_rate"])[~np.eye(len(f1), dtype=bool)])))])
         if model in ("LinnOS", "Primo-E", "Primo-P"):
             blocks.append(f"F1 of **{model}** (row: trained on, column: tested on)\n\n"
-                          + _table(["trained on \\ tested on", *names],
+                          + table_text(["trained on \\ tested on", *names],
                                    [[names[i], *(_f(v) for v in row)] for i, row in enumerate(f1)]))
     return ("### Generalization across workloads\n\n"
             "Each trace's models (trained on its first 80%) on every trace's test reads, labelled with the tested "
             "trace's own p85 threshold.\n\n"
-            + _table(["model", "F1, same trace (mean)", "F1, other traces (mean)", "false submit, other traces"],
+            + table_text(["model", "F1, same trace (mean)", "F1, other traces (mean)", "false submit, other traces"],
                      summary)
             + "\n\n" + "\n\n".join(blocks))
 
@@ -501,12 +502,6 @@ def _span(values) -> str:
 def _model_means(mode: dict, keys) -> dict:
     names = list(mode["traces"][0]["models"])
     return {name: {k: float(np.mean([t["models"][name][k] for t in mode["traces"]])) for k in keys} for name in names}
-
-
-def _table(headers: list, rows: list) -> str:
-    lines = ["| " + " | ".join(str(h) for h in headers) + " |", "|" + "---|" * len(headers)]
-    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def _f(value: float) -> str:

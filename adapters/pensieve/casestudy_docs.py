@@ -12,6 +12,7 @@ from markupsafe import Markup, escape
 
 from primo.io import atomic_write_bytes
 from primo.report import build
+from primo.report.markdown import table_text
 
 from adapters.pensieve.video import N_CHUNKS
 
@@ -93,9 +94,7 @@ def claims(results: dict) -> list[list[str]]:
 
 
 def _markdown_table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
-    return "\n".join(lines)
+    return table_text(header, [[str(c).replace("|", "\\|") for c in row] for row in rows])
 
 
 def latency_rows(results: dict) -> list[list[str]]:

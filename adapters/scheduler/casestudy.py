@@ -44,6 +44,7 @@ from adapters.scheduler.simulator.run_policies import PUBLISHED_VENUS_JCT_H, PUB
 from primo import report
 from primo.datasets import resolve_data_dir
 from primo.io import atomic_write_bytes
+from primo.report.markdown import table_text
 
 logger = logging.getLogger(__name__)
 
@@ -229,9 +230,7 @@ def run(data_dir=None, out="reports/scheduler", settings: Settings = FULL) -> di
 def _md_table(rows: list[dict], columns: list[str]) -> str:
     def fmt(v):
         return f"{v:.3f}" if isinstance(v, float) and not math.isnan(v) else ("" if v is None or v != v else str(v))
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(fmt(r.get(c)) for c in columns) + " |" for r in rows]
-    return "\n".join(lines)
+    return table_text(columns, [[fmt(r.get(c)) for c in columns] for r in rows])
 
 
 def render_readme(results: dict, out: Path | None = None) -> str:

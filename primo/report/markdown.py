@@ -32,10 +32,15 @@ def code(value) -> str:
 
 
 def table(header: list[str], rows: list[list]) -> list[str]:
-    """A GitHub-flavoured Markdown table; cells are used as given (escape them first)."""
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    """A GitHub-flavoured Markdown table as lines, then a blank line; cells are used as given (escape them first)."""
+    lines = ["| " + " | ".join(str(h) for h in header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return lines + [""]
+
+
+def table_text(header: list[str], rows: list[list]) -> str:
+    """:func:`table` as one string, without the blank line after it."""
+    return "\n".join(table(header, rows)[:-1])
 
 
 def frame_table(frame: pd.DataFrame, *, index_name: str = "", max_rows: int = 50) -> list[str]:
