@@ -17,11 +17,15 @@ Example
 from __future__ import annotations
 
 import numpy as np
-from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor, export_text
+import pandas as pd
+from sklearn.base import is_classifier
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from sklearn.tree._tree import Tree
 from sklearn.utils.validation import check_is_fitted
 
-from primo.models._base import PrimoModelMixin
+from primo.models._base import PrimoModelMixin, check_prediction_input
+from primo.models.encoding import category_split, encode_table, fit_vocabularies, needs_encoding
+from primo.models._pruning import PruningPath
 
 
 class _PrDTMixin(PrimoModelMixin):
@@ -33,9 +37,40 @@ class _PrDTMixin(PrimoModelMixin):
         if isinstance(X, np.ndarray) and not X.flags.writeable:
             # scikit-learn's NaN scan of the tree fit needs a writable buffer (read-only float32 fails).
             X = X.copy()
+        vocabularies = {}
+        if needs_encoding(X):
+            classes = np.unique(target) if is_classifier(self) else None
+            vocabularies = fit_vocabularies(X, target, sample_weight=sample_weight, classes=classes)
+            X = encode_table(X, vocabularies)
         super().fit(X, y, sample_weight=sample_weight, check_input=check_input)
+        self.categories_ = vocabularies
+        self.features_missing_in_fit_ = _features_with_missing(X)
         self.metadata_ = {}
         return self
+
+    def _prediction_rows(self, X):
+        """X as scikit-learn's tree reads it: categories as codes (unseen ones missing), booleans as 0/1."""
+        vocabularies = getattr(self, "categories_", {})
+        if not vocabularies and not needs_encoding(X):
+            return X  # numeric input goes to scikit-learn untouched
+        X = check_prediction_input(self, X)
+        if not isinstance(X, pd.DataFrame):
+            # Column by column: numbers in a categorical column are codes, text is looked up.
+            X = pd.DataFrame(np.asarray(X), columns=self.feature_names_).infer_objects()
+        encoded = encode_table(X, vocabularies)
+        return encoded if hasattr(self, "feature_names_in_") else encoded.to_numpy()
+
+    def predict(self, X, check_input=True):
+        """Predicted class or value of each row (X as at fit: array, or DataFrame with text/category columns)."""
+        return super().predict(self._prediction_rows(X), check_input=check_input)
+
+    def apply(self, X, check_input=True):
+        """Index of the leaf (node id in ``tree_``) each row reaches."""
+        return super().apply(self._prediction_rows(X), check_input=check_input)
+
+    def decision_path(self, X, check_input=True):
+        """Sparse indicator of the nodes each row visits."""
+        return super().decision_path(self._prediction_rows(X), check_input=check_input)
 
     @property
     def n_leaves_(self) -> int:
@@ -54,6 +89,18 @@ class _PrDTMixin(PrimoModelMixin):
         """The paper's C(θ) for PrDT: number of leaves × depth."""
         return self.n_leaves_ * self.depth_
 
+    @property
+    def size_(self) -> int:
+        """Readable size (what model selection minimizes): the number of leaves, i.e. rules to read."""
+        return self.n_leaves_
+
+    def _prune_tree(self):
+        # scikit-learn's hook after growing the full tree; same subtree as its pruning, without its
+        # quadratic weakest-link scan (see primo.models._pruning).
+        check_is_fitted(self)
+        if self.ccp_alpha > 0.0:
+            self.tree_ = PruningPath(self.tree_).prune(self.ccp_alpha)
+
     def __str__(self) -> str:
         try:
             check_is_fitted(self)
@@ -63,8 +110,78 @@ class _PrDTMixin(PrimoModelMixin):
             f"{type(self).__name__}: {self.n_leaves_} leaves, depth {self.depth_}, "
             f"complexity {self.complexity_} (ccp_alpha={self.ccp_alpha:g})"
         )
-        rules = export_text(self, feature_names=self.feature_names_, decimals=4, max_depth=64)
-        return f"{header}\n{rules}"
+        return f"{header}\n{self.rules_text()}"
+
+    def rules_text(self) -> str:
+        """The tree as indented rules, one branch per line (what ``print(tree)`` shows below its header).
+
+        Numeric splits read ``feature <= t`` / ``feature >  t``; categorical splits name the categories
+        that reach each branch (``city in {Lyon, Nice}``, or ``city not in {...}`` when that is shorter);
+        a split of missing from present values reads ``x is missing``; the branch that missing values
+        (and unseen categories) take is marked ``(or missing)`` for categorical features and for
+        features that had missing values at fit time.
+
+        Example
+        -------
+        >>> print(PrDTRegressor().fit(pd.DataFrame({"city": ["Lyon", "Paris"]}), [1.0, 2.0]).rules_text())
+        |--- city in {Lyon}
+        |   |--- value: [1.0000]
+        |--- city in {Paris} (or missing)
+        |   |--- value: [2.0000]
+        <BLANKLINE>
+        """
+        check_is_fitted(self)
+        tree, names = self.tree_, self.feature_names_
+        vocabularies = getattr(self, "categories_", {})
+        lines: list[str] = []
+        # An explicit stack (not recursion): unpruned trees can be deeper than Python's recursion limit.
+        # Each entry: node, depth, branch condition, reachable code range [lo, hi) per categorical feature.
+        stack: list[tuple[int, int, str | None, dict]] = [(0, 0, None, {})]
+        while stack:
+            node, depth, condition, reachable = stack.pop()
+            if condition is not None:
+                lines.append(f"{'|   ' * (depth - 1)}|--- {condition}")
+            if tree.children_left[node] == -1:
+                lines.append(f"{'|   ' * depth}|--- {self._leaf_text(node)}")
+                continue
+            feature = int(tree.feature[node])
+            left_text, right_text, left_reach, right_reach = self._branch_texts(node, names[feature], reachable)
+            stack.append((int(tree.children_right[node]), depth + 1, right_text, right_reach))
+            stack.append((int(tree.children_left[node]), depth + 1, left_text, left_reach))
+        return "\n".join(lines) + "\n"
+
+    def _leaf_text(self, node: int) -> str:
+        value = self.tree_.value[node, 0]
+        if is_classifier(self):
+            return f"class: {self.classes_[int(np.argmax(value))]}"
+        return f"value: [{value[0]:.4f}]"
+
+    def _branch_texts(self, node: int, name: str, reachable: dict) -> tuple[str, str, dict, dict]:
+        """Conditions of the left and right branch of ``node`` and the categories reaching each."""
+        tree = self.tree_
+        feature, threshold = int(tree.feature[node]), float(tree.threshold[node])
+        missing_left = bool(tree.missing_go_to_left[node])
+        vocabulary = getattr(self, "categories_", {}).get(feature)
+        if vocabulary is None and np.isinf(threshold):
+            # scikit-learn's split of present values (all <= inf) from missing ones.
+            present, missing = f"{name} is not missing", f"{name} is missing"
+            return (missing, present, reachable, reachable) if missing_left else (present, missing, reachable, reachable)
+        if vocabulary is None:
+            left, right = f"{name} <= {threshold:.4f}", f"{name} >  {threshold:.4f}"
+            left_reach = right_reach = reachable
+        else:
+            lo, hi = reachable.get(feature, (0, len(vocabulary)))
+            below, above = category_split(vocabulary, threshold)
+            cut = min(max(len(below), lo), hi)
+            left_set, right_set = vocabulary[lo:cut], vocabulary[cut:hi]
+            left, right = _in_set(name, left_set, right_set), _in_set(name, right_set, left_set)
+            left_reach, right_reach = {**reachable, feature: (lo, cut)}, {**reachable, feature: (cut, hi)}
+        if vocabulary is not None or feature in getattr(self, "features_missing_in_fit_", ()):
+            if missing_left:
+                left += " (or missing)"
+            else:
+                right += " (or missing)"
+        return left, right, left_reach, right_reach
 
     # -- model files: the scikit-learn Tree is rebuilt from its node arrays, no pickle.
     def _get_state(self) -> dict:
@@ -73,6 +190,8 @@ class _PrDTMixin(PrimoModelMixin):
             for k, v in vars(self).items()
             if k.endswith("_") and not k.startswith("_") and k not in ("tree_", "metadata_")
         }
+        # Lists, not arrays/sets, so the model file and the JSON export stay plain.
+        state["categories_"] = {int(j): [str(c) for c in vocabulary] for j, vocabulary in self.categories_.items()}
         tree = self.tree_
         state["tree_"] = {
             "n_features": int(tree.n_features),
@@ -91,8 +210,12 @@ class _PrDTMixin(PrimoModelMixin):
             tree_state.pop("n_outputs"),
         )
         tree.__setstate__(tree_state)
+        # Files saved before categories existed hold numeric models only.
+        state.setdefault("categories_", {})
+        state.setdefault("features_missing_in_fit_", [])
         for key, value in state.items():
             setattr(self, key, value)
+        self.categories_ = {int(j): [str(c) for c in vocabulary] for j, vocabulary in self.categories_.items()}
         self.tree_ = tree
 
 
@@ -142,6 +265,10 @@ class PrDTClassifier(_PrDTMixin, DecisionTreeClassifier):
             random_state=random_state,
         )
 
+    def predict_proba(self, X, check_input=True):
+        """Class probabilities of each row, in the order of ``classes_``."""
+        return super().predict_proba(self._prediction_rows(X), check_input=check_input)
+
 
 class PrDTRegressor(_PrDTMixin, DecisionTreeRegressor):
     """Pruned decision tree regressor (PrDT).
@@ -174,3 +301,19 @@ class PrDTRegressor(_PrDTMixin, DecisionTreeRegressor):
             monotonic_cst=monotonic_cst,
             random_state=random_state,
         )
+
+
+def _in_set(name: str, own: list[str], other: list[str]) -> str:
+    """``name in {own}``, or ``name not in {other}`` when that lists fewer categories."""
+    if len(other) < len(own):
+        return f"{name} not in {{{', '.join(other)}}}"
+    return f"{name} in {{{', '.join(own)}}}"
+
+
+def _features_with_missing(X) -> list[int]:
+    """Columns of the (numeric) training rows holding NaN; nothing for sparse input."""
+    if isinstance(X, pd.DataFrame):
+        return [int(j) for j in np.flatnonzero(X.isna().to_numpy().any(axis=0))]
+    if isinstance(X, np.ndarray) and X.dtype.kind == "f":
+        return [int(j) for j in np.flatnonzero(np.isnan(X).any(axis=0))]
+    return []

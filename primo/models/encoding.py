@@ -1,0 +1,195 @@
+"""Tables with text, category, boolean and missing values, turned into the numbers a tree splits on.
+
+scikit-learn's trees take numbers only. :func:`fit_vocabularies` and :func:`encode_table` give PrDT
+(and any other consumer) one documented encoding of a DataFrame:
+
+* **numeric** columns are taken as they are (NaN = missing);
+* **boolean** columns become 0/1 (a nullable boolean's NA = missing);
+* **categorical** columns — ``object``, pandas' ``str``/``string`` dtypes (pandas 3 reads text as
+  ``str``, not ``object``) and ``category`` — become integer *codes*: the position of the category,
+  as text (``str(value)``), in the column's vocabulary. A category not in the vocabulary (unseen at
+  fit time, or an unused level of a pandas ``category``) becomes NaN, i.e. it is treated as missing;
+* **datetime/timedelta/period** columns raise a ``ValueError`` naming the column and saying how to
+  derive numbers from it (hours, weekdays, seconds since a reference); which derived features make
+  sense depends on the system, so Primo does not guess.
+
+Vocabularies are ordered by a *target statistic* on the training rows, so that a single threshold
+``code <= t`` can separate any subset of categories that a best split would choose. For regression
+the statistic is the (weighted) mean target; for binary classification the rate of the second class
+(``classes_[1]``). For both, Breiman et al. (CART, 1984, §9.4) show that the best subset split for
+squared error / Gini is one of the splits of this order, so nothing is lost. For multiclass targets no
+single order is exact; Primo uses the rate of the class whose rate varies most across categories
+(largest weighted variance), a heuristic that keeps the most informative class separable. Ties are
+broken by the category text, so the encoding is deterministic.
+
+Example
+-------
+>>> import pandas as pd
+>>> X = pd.DataFrame({"city": ["Paris", "Lyon", "Nice", "Paris"], "rooms": [2, 3, 1, 4]})
+>>> vocabularies = fit_vocabularies(X, [300.0, 150.0, 200.0, 320.0])
+>>> vocabularies
+{0: ['Lyon', 'Nice', 'Paris']}
+>>> encode_table(X, vocabularies)["city"].tolist()
+[2.0, 0.0, 1.0, 2.0]
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+NUMERIC, BOOLEAN, CATEGORICAL = "numeric", "boolean", "categorical"
+
+
+def column_kind(column: pd.Series, name: str | None = None) -> str:
+    """``"numeric"``, ``"boolean"`` or ``"categorical"`` for one column; a clear error for dates/times.
+
+    Example
+    -------
+    >>> column_kind(pd.Series(["a", "b"]))
+    'categorical'
+    """
+    dtype = column.dtype
+    label = repr(str(name if name is not None else column.name))
+    if (pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype)
+            or isinstance(dtype, pd.PeriodDtype)):
+        raise ValueError(
+            f"column {label} holds dates or times ({dtype}); Primo models need numbers. Derive numeric "
+            f"features from it first, e.g. X[{label}].dt.hour, X[{label}].dt.dayofweek, or seconds since a "
+            f"reference: (X[{label}] - reference).dt.total_seconds(), then drop the column"
+        )
+    if pd.api.types.is_bool_dtype(dtype):
+        return BOOLEAN
+    if isinstance(dtype, (pd.CategoricalDtype, pd.StringDtype)) or dtype == object:
+        return CATEGORICAL
+    if pd.api.types.is_numeric_dtype(dtype):
+        return NUMERIC
+    raise ValueError(f"column {label} has dtype {dtype}, which Primo cannot use; convert it to numbers or text")
+
+
+def column_kinds(X: pd.DataFrame) -> list[str]:
+    """:func:`column_kind` of every column of ``X``, in column order."""
+    return [column_kind(X.iloc[:, j], X.columns[j]) for j in range(X.shape[1])]
+
+
+def needs_encoding(X) -> bool:
+    """True when ``X`` is a DataFrame with a column that is not plain NumPy numbers.
+
+    That is a boolean, categorical or date/time column, or a pandas extension dtype (``Int64``,
+    ``Float64``: their ``NA`` becomes NaN).
+    """
+    if not isinstance(X, pd.DataFrame):
+        return False
+    return any(
+        isinstance(dtype, pd.api.extensions.ExtensionDtype) or pd.api.types.is_bool_dtype(dtype)
+        or not pd.api.types.is_numeric_dtype(dtype)
+        for dtype in X.dtypes
+    )
+
+
+def _as_text(column: pd.Series) -> np.ndarray:
+    """Object array of ``str(value)`` per row, None where the value is missing."""
+    present = column.notna().to_numpy()
+    text = np.full(len(column), None, dtype=object)
+    text[present] = [str(v) for v in column.to_numpy(dtype=object)[present]]
+    return text
+
+
+def _target_statistic(y, classes) -> np.ndarray:
+    """The per-row value whose per-category mean orders a vocabulary (see the module docstring)."""
+    y = np.asarray(y)
+    if classes is None:
+        return y.astype(np.float64)
+    classes = np.asarray(classes)
+    if len(classes) <= 2:
+        return (y == classes[-1]).astype(np.float64)
+    one_hot = (y[:, np.newaxis] == classes[np.newaxis, :]).astype(np.float64)
+    return one_hot  # the class with the largest spread is chosen per column
+
+
+def _ordered_vocabulary(text: np.ndarray, statistic: np.ndarray, weight: np.ndarray) -> list[str]:
+    present = np.asarray([t is not None for t in text], dtype=bool)
+    if not present.any():
+        return []
+    keys, inverse = np.unique(text[present].astype(str), return_inverse=True)
+    w = weight[present]
+    stat = statistic[present].reshape(len(w), -1)
+    totals = np.bincount(inverse, weights=w, minlength=len(keys))
+    sums = np.stack([np.bincount(inverse, weights=w * stat[:, k], minlength=len(keys))
+                     for k in range(stat.shape[1])], axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = sums / totals[:, np.newaxis]  # NaN for categories whose rows all weigh zero
+    if means.shape[1] > 1:
+        # Multiclass: order by the rate of the class that varies most across categories.
+        seen = totals > 0
+        share = totals[seen] / totals[seen].sum()
+        centred = means[seen] - share @ means[seen]
+        spread = share @ (centred ** 2)
+        means = means[:, [int(np.argmax(spread))]]
+    order = np.lexsort((keys, np.nan_to_num(means[:, 0], nan=np.inf)))
+    return [str(k) for k in keys[order]]
+
+
+def fit_vocabularies(X: pd.DataFrame, y, *, sample_weight=None, classes=None) -> dict[int, list[str]]:
+    """Vocabulary of every categorical column of ``X`` (by column position), ordered by the target statistic.
+
+    Parameters
+    ----------
+    X : DataFrame of the training rows.
+    y : training target (values for regression, labels for classification).
+    sample_weight : optional weights of the rows.
+    classes : the sorted class labels for classification (``None`` for regression).
+
+    Example
+    -------
+    >>> X = pd.DataFrame({"os": ["linux", "bsd", "linux", "bsd"]})
+    >>> fit_vocabularies(X, [1, 0, 1, 1], classes=[0, 1])
+    {0: ['bsd', 'linux']}
+    """
+    kinds = column_kinds(X)
+    if CATEGORICAL not in kinds:
+        return {}
+    statistic = _target_statistic(y, classes)
+    weight = np.ones(len(X)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    return {
+        j: _ordered_vocabulary(_as_text(X.iloc[:, j]), statistic, weight)
+        for j, kind in enumerate(kinds) if kind == CATEGORICAL
+    }
+
+
+def encode_table(X: pd.DataFrame, vocabularies: dict[int, list[str]]) -> pd.DataFrame:
+    """``X`` as float64 columns (same names): codes for categorical columns, 0/1 for booleans, NaN = missing.
+
+    A categorical column that is already numeric is taken as codes (encoded rows stay unchanged);
+    text not in the column's vocabulary becomes NaN (missing).
+
+    Example
+    -------
+    >>> encode_table(pd.DataFrame({"city": ["Nice", "Oslo", None]}), {0: ["Lyon", "Nice"]})["city"].tolist()
+    [1.0, nan, nan]
+    """
+    columns = {}
+    for j, name in enumerate(X.columns):
+        column = X.iloc[:, j]
+        kind = column_kind(column, name)
+        if j in vocabularies and kind == CATEGORICAL:
+            codes = pd.Index(vocabularies[j], dtype=object).get_indexer(_as_text(column)).astype(np.float64)
+            codes[codes < 0] = np.nan  # missing, or a category the model never saw
+            columns[name] = codes
+        elif kind == CATEGORICAL:
+            raise ValueError(f"column {name!r} holds text, but the model was fit on numbers in that column")
+        else:
+            columns[name] = column.to_numpy(dtype=np.float64, na_value=np.nan)
+    return pd.DataFrame(columns, index=X.index, columns=X.columns)
+
+
+def category_split(vocabulary: list[str], threshold: float) -> tuple[list[str], list[str]]:
+    """The categories a split ``code <= threshold`` sends left and right.
+
+    Example
+    -------
+    >>> category_split(["Lyon", "Nice", "Paris"], 1.5)
+    (['Lyon', 'Nice'], ['Paris'])
+    """
+    n_left = int(np.clip(np.floor(threshold) + 1, 0, len(vocabulary))) if np.isfinite(threshold) else (
+        len(vocabulary) if threshold > 0 else 0)
+    return list(vocabulary[:n_left]), list(vocabulary[n_left:])

@@ -1,0 +1,129 @@
+"""PrDT on tables with text, category, boolean and missing values (issue 16, item 4)."""
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.tree import DecisionTreeRegressor
+
+import primo
+from primo import PrDTClassifier, PrDTRegressor
+from primo.models.encoding import encode_table, fit_vocabularies
+from tests.primo.tables_any import housing
+
+
+@pytest.fixture(scope="module")
+def table():
+    return housing()
+
+
+@pytest.fixture(scope="module")
+def regressor(table):
+    X, y = table
+    return PrDTRegressor(ccp_alpha=100.0, random_state=0).fit(X, y)
+
+
+@pytest.fixture(scope="module")
+def classifier(table):
+    X, y = table
+    return PrDTClassifier(ccp_alpha=0.005, random_state=0).fit(X, y > 300)
+
+
+def test_vocabulary_is_ordered_by_mean_target(table, regressor):
+    X, y = table
+    means = y.groupby(X["city"].astype(str)).mean().sort_values()
+    assert regressor.categories_[0] == list(means.index)
+    assert sorted(regressor.categories_) == [0, 1]  # city and kind; bool and numbers need no vocabulary
+
+
+def test_binary_and_multiclass_orders():
+    X = pd.DataFrame({"os": ["a", "b", "c", "a", "b", "c"]})
+    assert fit_vocabularies(X, [1, 0, 1, 1, 0, 0], classes=[0, 1]) == {0: ["b", "c", "a"]}
+    # Class "z" varies most across categories (0, 1, 0.5); "x"/"y" vary less.
+    labels = ["x", "z", "z", "y", "z", "x"]
+    assert fit_vocabularies(X, labels, classes=["x", "y", "z"]) == {0: ["a", "c", "b"]}
+
+
+def test_a_single_threshold_separates_a_non_contiguous_subset():
+    # Alphabetically {a, c} vs {b, d} needs two thresholds; in target order one suffices.
+    X = pd.DataFrame({"k": list("abcd") * 25})
+    y = np.where(X["k"].isin(["a", "c"]), 10.0, 0.0)
+    tree = PrDTRegressor().fit(X, y)
+    assert tree.n_leaves_ == 2
+    assert "k in {a, c}" in str(tree) or "k in {c, a}" in str(tree)
+
+
+def test_predictions_match_the_encoded_table(table, regressor, classifier):
+    X, y = table
+    encoded = encode_table(X, regressor.categories_)
+    reference = DecisionTreeRegressor(ccp_alpha=100.0, random_state=0).fit(encoded, y)
+    np.testing.assert_array_equal(regressor.predict(X), reference.predict(encoded))
+    assert classifier.score(X, y > 300) > 0.9
+    assert classifier.predict_proba(X).shape == (len(X), 2)
+    assert regressor.apply(X).shape == (len(X),)
+    assert regressor.decision_path(X).shape[0] == len(X)
+
+
+def test_unseen_category_is_treated_as_missing(table, regressor, classifier):
+    X, _ = table
+    rows = X.head(20).copy()
+    unseen, missing = rows.copy(), rows.copy()
+    unseen["city"] = "Oslo"
+    missing["city"] = None
+    for model in (regressor, classifier):
+        np.testing.assert_array_equal(model.predict(unseen), model.predict(missing))
+        np.testing.assert_array_equal(model.apply(unseen), model.apply(missing))
+
+
+def test_columns_are_matched_by_name(table, regressor):
+    X, _ = table
+    np.testing.assert_array_equal(regressor.predict(X[X.columns[::-1]]), regressor.predict(X))
+    with pytest.raises(ValueError, match="unknown"):
+        regressor.predict(X.rename(columns={"city": "town"}))
+
+
+def test_printed_rules_name_category_sets_and_missing(regressor):
+    text = str(regressor)
+    assert "city in {" in text or "city not in {" in text
+    assert "(or missing)" in text
+    assert "<= inf" not in text and "nan" not in text
+
+
+def test_missing_only_split_prints_is_missing():
+    x = np.r_[np.arange(50.0), np.full(50, np.nan)]
+    tree = PrDTRegressor().fit(pd.DataFrame({"x": x}), np.r_[np.zeros(50), np.ones(50)])
+    text = str(tree)
+    assert "x is missing" in text and "x is not missing" in text and "inf" not in text
+
+
+def test_save_load_round_trip(tmp_path, table, regressor, classifier):
+    X, _ = table
+    for model in (regressor, classifier):
+        model.save(tmp_path / "m.primo")
+        loaded = primo.load(tmp_path / "m.primo")
+        assert loaded.categories_ == model.categories_
+        assert str(loaded) == str(model)
+        np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+
+
+def test_datetime_column_is_a_clear_error(table):
+    X, y = table
+    X = X.assign(sold_on=pd.date_range("2024-01-01", periods=len(X), freq="D"))
+    with pytest.raises(ValueError, match="'sold_on'.*dates or times.*dt.hour"):
+        PrDTRegressor().fit(X, y)
+
+
+def test_numeric_input_is_unchanged(table):
+    X, y = table
+    numbers = X[["dist_center_km", "rooms"]]
+    ours = PrDTRegressor(ccp_alpha=10.0, random_state=0).fit(numbers, y)
+    theirs = DecisionTreeRegressor(ccp_alpha=10.0, random_state=0).fit(numbers, y)
+    np.testing.assert_array_equal(ours.predict(numbers), theirs.predict(numbers))
+    assert ours.categories_ == {}
+
+
+def test_clone_and_array_input_with_codes(table, regressor):
+    X, y = table
+    clone(regressor).fit(X, y)
+    codes = encode_table(X, regressor.categories_).to_numpy()
+    np.testing.assert_array_equal(regressor.predict(codes), regressor.predict(X))
+    np.testing.assert_array_equal(regressor.predict(X.to_numpy()), regressor.predict(X))  # text in an object array
