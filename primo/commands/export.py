@@ -1,7 +1,7 @@
-"""``primo export``: write a model as ONNX, C (float or integer-only), JavaScript or JSON.
+"""``primo export``: write a model as ONNX, C (float or integer-only), JavaScript, Lua or JSON.
 
 The format comes from ``--format`` or, when omitted, from the suffix of ``--out``
-(.onnx, .h/.c, .js/.mjs, .json). With ``--integer --check-data TABLE`` the C header states how many
+(.onnx, .h/.c, .js/.mjs, .lua, .json). With ``--integer --check-data TABLE`` the C header states how many
 predictions on that table differ from the float model.
 """
 from __future__ import annotations
@@ -10,14 +10,14 @@ from pathlib import Path
 
 from primo.tabular import model_inputs
 
-_SUFFIXES = {".onnx": "onnx", ".h": "c", ".c": "c", ".js": "js", ".mjs": "js", ".json": "json"}
+_SUFFIXES = {".onnx": "onnx", ".h": "c", ".c": "c", ".js": "js", ".mjs": "js", ".lua": "lua", ".json": "json"}
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("export", help="export a model for embedding (ONNX, C, JavaScript, JSON)",
+    parser = subparsers.add_parser("export", help="export a model for embedding (ONNX, C, JavaScript, Lua, JSON)",
                                    description=__doc__)
     parser.add_argument("model", help="Primo model file")
-    parser.add_argument("--format", choices=["onnx", "c", "js", "json"], default=None,
+    parser.add_argument("--format", choices=["onnx", "c", "js", "lua", "json"], default=None,
                         help="output format (default: from the --out suffix)")
     parser.add_argument("--out", required=True, help="output file")
     parser.add_argument("--name", default=None, help="C prefix / ONNX graph name (default: from --out)")
@@ -38,7 +38,7 @@ def run(args) -> int:
     out = Path(args.out)
     fmt = args.format or _SUFFIXES.get(out.suffix.lower())
     if fmt is None:
-        raise ValueError(f"cannot tell the format from {out.name!r}; pass --format onnx|c|js|json")
+        raise ValueError(f"cannot tell the format from {out.name!r}; pass --format onnx|c|js|lua|json")
     integer_options = args.scale != "auto" or args.score_scale is not None or args.check_data is not None
     if (args.integer or integer_options) and fmt != "c":
         raise ValueError("--integer, --scale, --score-scale and --check-data apply to --format c only")

@@ -1,7 +1,7 @@
-"""Export a fitted PrDT or PrAM for embedding: ONNX, C (float or integer-only), JavaScript, JSON.
+"""Export a fitted PrDT or PrAM for embedding: ONNX, C (float or integer-only), JavaScript, Lua, JSON.
 
 Every export computes exactly what the Python model computes (the tests compile the C with gcc, run
-the JavaScript with node and the ONNX graph with onnxruntime on real data); integer-mode C trades
+the JavaScript with node, the Lua with lua5.1 and the ONNX graph with onnxruntime on real data); integer-mode C trades
 exactness for no floating point and reports how many predictions differ on given data.
 
 ============  ==========================  ======================================================
@@ -10,11 +10,12 @@ format        function                    what you get
 ``onnx``      :func:`to_onnx`             ``onnx.ModelProto`` (ONNX-ML ``TreeEnsemble``, float64)
 ``c``         :func:`to_c`                C99 header source (``integer=True``: no floating point)
 ``js``        :func:`to_js`               ES-module source, no dependencies
+``lua``       :func:`to_lua`              Lua 5.1 module source, no dependencies (Slurm job_submit, nginx)
 ``json``      :func:`to_json`             the model file's document as pure JSON
 (Python)      :func:`compile_python`      single-row predictor, ~100× faster than ``predict``
 ============  ==========================  ======================================================
 
-:func:`export_model` writes any of the four formats to a file (``primo export`` on the command line).
+:func:`export_model` writes any of the five formats to a file (``primo export`` on the command line).
 
 Inputs of the generated code: one row of numbers in the model's feature order, NaN for missing; text
 categories as codes (:func:`encode_categories`); see :mod:`primo.export.tables`.
@@ -70,13 +71,14 @@ from pathlib import Path
 
 from primo.export.c_source import to_c
 from primo.export.js_source import to_js
+from primo.export.lua_source import to_lua
 from primo.export.onnx_graph import to_onnx
 from primo.export.python_source import compile_python
 from primo.export.quantize import QuantizationReport, quantize
 from primo.export.tables import encode_categories, model_tables
 from primo.io import atomic_write_bytes, model_document
 
-FORMATS = ("onnx", "c", "js", "json")
+FORMATS = ("onnx", "c", "js", "lua", "json")
 
 
 def to_json(model, *, indent: int | None = 1) -> str:
@@ -94,7 +96,7 @@ def to_json(model, *, indent: int | None = 1) -> str:
 
 
 def export_model(model, format: str, path: str | os.PathLike, **options) -> Path:
-    """Write ``model`` to ``path`` (atomically) in ``format``: ``"onnx"``, ``"c"``, ``"js"`` or ``"json"``.
+    """Write ``model`` to ``path`` (atomically) in ``format``: ``"onnx"``, ``"c"``, ``"js"``, ``"lua"`` or ``"json"``.
 
     ``options`` go to the format's function (e.g. ``integer=True, check_data=X`` for C, ``name=``
     for C and ONNX).
@@ -111,6 +113,8 @@ def export_model(model, format: str, path: str | os.PathLike, **options) -> Path
         payload = to_c(model, **options).encode()
     elif format == "js":
         payload = to_js(model, **options).encode()
+    elif format == "lua":
+        payload = to_lua(model, **options).encode()
     else:
         payload = to_json(model, **options).encode()
     return atomic_write_bytes(path, payload)
@@ -155,6 +159,7 @@ __all__ = [
     "quantize",
     "to_c",
     "to_js",
+    "to_lua",
     "to_json",
     "to_onnx",
 ]

@@ -112,3 +112,19 @@ def float32_threshold(threshold: float) -> float:
     midpoint = (float(a) + float(b)) / 2  # exact in float64
     a_is_even = int(np.asarray(a).view(np.uint32)) % 2 == 0
     return midpoint if a_is_even else float(np.nextafter(midpoint, -np.inf))
+
+
+def lua_string(text: str) -> str:
+    """A double-quoted Lua 5.1 string literal that reads back as exactly the UTF-8 bytes of ``text``.
+
+    Every byte outside printable ASCII, and ``"`` and ``\\``, is written as a three-digit decimal
+    escape (``\\ddd``, the only numeric escape Lua 5.1 has; three digits so that a following digit
+    cannot join it), so no name can end the literal, start a comment or break a line.
+
+    Example
+    -------
+    >>> lua_string('op "read"\\n')
+    '"op \\\\034read\\\\034\\\\010"'
+    """
+    data = str(text).encode("utf-8", errors="surrogatepass")
+    return '"' + "".join(chr(b) if 0x20 <= b < 0x7F and b not in (0x22, 0x5C) else f"\\{b:03d}" for b in data) + '"'
