@@ -2,7 +2,8 @@
 
 Everything is ``static const`` tables and ``static inline`` functions named after ``name``; include the
 header in one or more ``.c`` files. Inputs are one row ``x`` in the model's feature order (see
-:mod:`primo.export.tables` for missing values and categories).
+:mod:`primo.export.tables` for missing values and categories). The header comment lists the code of
+every text category and what to pass for an unseen one (PrDT: missing; PrAM: -1).
 
 Float mode (``const double *x``; NaN = missing):
 
@@ -25,6 +26,7 @@ Example
 """
 from __future__ import annotations
 
+import json
 from functools import partial
 
 import numpy as np
@@ -116,7 +118,7 @@ class _Writer:
         ]
         for j, feature in enumerate(tables.feature_names):
             scale = f"  (scale {int(self.quantized.feature_scales[j])})" if self.integer else ""
-            lines.append(f" *   x[{j}] {comment_safe(feature)}{scale}{self.feature_note(j)}")
+            lines.append(f" *   x[{j}] {comment_safe(feature + scale + self.feature_note(j))}")
         if tables.is_classifier:
             lines.append(" * Classes (index returned by *_predict -> label):")
             lines += [f" *   {i}: {comment_safe(label)}" for i, label in enumerate(tables.classes)]
@@ -140,7 +142,17 @@ class _Writer:
         return "\n".join(lines)
 
     def feature_note(self, j: int) -> str:
-        return ""
+        """The codes of a text-categorical feature, and what an unseen category is passed as."""
+        vocabulary = self.tables.vocabularies.get(j)
+        if vocabulary is None:
+            return ""
+        # JSON quoting keeps commas, '=' and control characters in a category unambiguous.
+        listed = ", ".join(f"{code}={json.dumps(key, ensure_ascii=False)}" for code, key in enumerate(vocabulary))
+        if isinstance(self.tables, AdditiveTables):
+            unseen = "-1"
+        else:
+            unseen = f"{self.macro}_MISSING (missing)" if self.integer else "NAN (missing)"
+        return f", categorical codes: {listed}; unseen category: {unseen}"
 
 
 class _TreeWriter(_Writer):
@@ -196,13 +208,6 @@ class _AdditiveWriter(_Writer):
         self.scores = quantized.scores if quantized is not None else [term.scores for term in tables.terms]
         self.intercept = quantized.intercept if quantized is not None else tables.intercept
         self.multiclass = tables.n_scores > 1
-
-    def feature_note(self, j: int) -> str:
-        vocabulary = self.tables.vocabularies.get(j)
-        if vocabulary is None:
-            return ""
-        listed = ", ".join(f"{code}={key}" for code, key in enumerate(vocabulary))
-        return f", categorical codes: {listed}"
 
     def usage(self) -> list[str]:
         p, v = self.prefix, self.value_type

@@ -8,8 +8,10 @@ in the model's feature order; ``NaN``, ``null`` or ``undefined`` = missing):
 * ``decisionFunction(x)``: raw score (PrAM: log-odds for binary, one score per class for multiclass);
 * ``leaf(x)``: leaf number (PrDT).
 
-Text categories may be given as strings (or as codes, see :mod:`primo.export.tables`); numbers follow
-the same rules as every other export.
+Text categories may be given as strings (or as codes, see :mod:`primo.export.tables`); an unseen
+string is treated as every export treats an unseen category (PrDT: missing; PrAM: the unseen bin).
+``categoryCodes`` lists the code of every text category by feature index. Numbers follow the same
+rules as every other export.
 
 Example
 -------
@@ -59,15 +61,35 @@ def _array(name: str, values, *, typed: str = "Float64Array") -> str:
     return f"const {name} = new {typed}([\n{join_wrapped(items, indent='  ')}\n]);"
 
 
+def _row_function(vocabularies: dict[int, list[str]], unseen: str) -> list[str]:
+    """``categoryCodes`` and ``row(x)``: the input with strings replaced by codes and null/undefined by NaN."""
+    codes = {str(j): {key: code for code, key in enumerate(vocab)} for j, vocab in vocabularies.items()}
+    return [
+        # JSON.parse, not an object literal: a category named "__proto__" must stay an ordinary key.
+        f"export const categoryCodes = JSON.parse({json.dumps(json.dumps(codes))});",
+        "function row(x) {\n  const out = new Float64Array(featureNames.length);\n"
+        "  for (let j = 0; j < out.length; j++) {\n    const v = x[j];\n"
+        "    if (v === null || v === undefined) out[j] = NaN;\n"
+        "    else if (typeof v === 'string') out[j] = j in categoryCodes && Object.hasOwn(categoryCodes[j], v)"
+        f" ? categoryCodes[j][v] : {unseen};\n"
+        "    else out[j] = v;\n  }\n  return out;\n}",
+    ]
+
+
 def _tree_body(t: TreeTables) -> str:
     def condition(node: int) -> str:
-        # Math.fround rounds to float32 as scikit-learn does; NaN fails every comparison, so
-        # "!(x > t)" sends it left and "x <= t" right.
-        x, threshold = f"Math.fround(x[{int(t.feature[node])}])", _float(t.threshold[node])
+        # Math.fround rounds to float32 as scikit-learn does (null/undefined become NaN); NaN fails every
+        # comparison, so "!(x > t)" sends it left and "x <= t" right.
+        x, threshold = f"Math.fround(x[{int(t.feature[node])}] ?? NaN)", _float(t.threshold[node])
         return f"!({x} > {threshold})" if t.missing_left[node] else f"{x} <= {threshold}"
 
     branches = tree_branches(t, condition, lambda leaf: f"return {leaf};", indent="  ")
-    parts = ["export function leaf(x) {\n" + "\n".join(branches) + "\n}"]
+    if t.vocabularies:  # text categories: strings become codes, unseen ones missing
+        parts = _row_function(t.vocabularies, "NaN")
+        parts.append("function leafOfCodes(x) {\n" + "\n".join(branches) + "\n}")
+        parts.append("export function leaf(x) {\n  return leafOfCodes(row(x));\n}")
+    else:
+        parts = ["export function leaf(x) {\n" + "\n".join(branches) + "\n}"]
     if t.is_classifier:
         n_classes = len(t.classes)
         parts.insert(0, _array("leafProba", t.leaf_values))
@@ -84,14 +106,7 @@ def _tree_body(t: TreeTables) -> str:
 
 
 def _additive_body(t: AdditiveTables) -> str:
-    codes = {str(j): {key: code for code, key in enumerate(vocab)} for j, vocab in t.vocabularies.items()}
-    parts = [
-        f"const categoryCodes = {json.dumps(codes)};",
-        "function row(x) {\n  const out = new Float64Array(featureNames.length);\n"
-        "  for (let j = 0; j < out.length; j++) {\n    const v = x[j];\n"
-        "    if (v === null || v === undefined) out[j] = NaN;\n"
-        "    else if (typeof v === 'string') out[j] = j in categoryCodes && v in categoryCodes[j] ? categoryCodes[j][v] : -1;\n"
-        "    else out[j] = v;\n  }\n  return out;\n}",
+    parts = _row_function(t.vocabularies, "-1") + [
         "// Bin of v over sorted cuts: 0 when missing, else 1 + number of cuts <= v.\n"
         "function cutBin(cuts, v) {\n  if (v !== v) return 0;\n  let lo = 0, n = cuts.length;\n"
         "  while (n > 0) {\n    const half = n >> 1;\n"

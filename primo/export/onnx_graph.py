@@ -15,7 +15,9 @@ float64 tables. skl2onnx is not used because it sends missing values by ``x <= t
 learned direction and returns float32 outputs.
 
 Graph input ``X``: float64 ``[N, n_features]`` (see :mod:`primo.export.tables` for missing values and
-categories). Outputs: ``label`` ``[N]`` and ``probabilities`` ``[N, n_classes]`` for classifiers (PrAM
+categories). Text categories are passed as codes; the model's metadata property
+``primo.vocabularies`` holds ``{feature name: [category of code 0, 1, ...]}`` as JSON and
+``primo.unseen_category`` says what an unseen category is passed as (PrDT ``NaN``: missing; PrAM ``-1``). Outputs: ``label`` ``[N]`` and ``probabilities`` ``[N, n_classes]`` for classifiers (PrAM
 classifiers also ``scores``, the raw additive scores), ``prediction`` ``[N]`` for regressors.
 
 Example
@@ -25,6 +27,8 @@ Example
 >>> label, proba = session.run(["label", "probabilities"], {"X": X.astype("float64")})  # doctest: +SKIP
 """
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import onnx
@@ -106,6 +110,11 @@ def to_onnx(model, *, name: str = "primo_model") -> onnx.ModelProto:
         producer_name="primo",
         doc_string=f"{type(model).__name__} exported by primo.export.to_onnx",
     )
+    if tables.vocabularies:
+        helper.set_model_props(onnx_model, {
+            "primo.vocabularies": json.dumps({tables.feature_names[j]: v for j, v in tables.vocabularies.items()}),
+            "primo.unseen_category": "NaN" if isinstance(tables, TreeTables) else "-1",
+        })
     onnx.checker.check_model(onnx_model)
     return onnx_model
 

@@ -7,7 +7,8 @@ every time. :func:`compile_python` turns a PrDT into straight-line Python (neste
 sum per class over plain lists.
 
 The compiled function takes one row of numbers in the model's feature order (NaN = missing, text
-categories as codes, see :mod:`primo.export.tables`) and returns what ``model.predict`` would return
+categories as codes from :func:`~primo.export.tables.encode_categories`, which also applies the
+unseen-category rule, see :mod:`primo.export.tables`) and returns what ``model.predict`` would return
 for that row.
 
 Example

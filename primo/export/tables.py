@@ -9,8 +9,13 @@ against and, with integer tables, the simulation behind the integer-mode report
 Input convention shared by all exports: one row is a vector of numbers, one per feature, in the
 model's feature order. NaN means missing. A categorical feature whose categories are all numbers
 (e.g. ``io_type`` 0/1) takes the number itself; a categorical feature with text categories takes the
-category's *code*, its position in :attr:`AdditiveTables.vocabularies` (:func:`encode_categories` turns
-a DataFrame into such rows). Any other value is an unseen category.
+category's *code*, its position in the tables' ``vocabularies`` (:func:`encode_categories` turns a
+DataFrame into such rows). Booleans are 0/1.
+
+**Unseen categories** (text not in the vocabulary) follow one rule per family, the same in Python,
+ONNX, C, JavaScript, JSON and the compiled Python: a **PrDT** treats them as **missing** (code NaN;
+they take each node's learned missing-value branch), a **PrAM** gives them code **-1**, which lands
+in interpret's *unseen* bin (its score is 0). :func:`encode_categories` applies this rule.
 
 Example
 -------
@@ -21,11 +26,13 @@ True
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
+
+from primo.models.encoding import as_text
 
 #: The integer that stands for a missing value in integer mode (C: ``INT64_MIN``).
 INT_MISSING = np.iinfo(np.int64).min
@@ -50,6 +57,9 @@ class TreeTables:
     value goes left when ``missing_left`` is true. ``leaf_index`` numbers the leaves 0..n_leaves-1 in
     node order; ``leaf_values`` holds class probabilities (classifiers) or the predicted value
     (regressors) of each leaf, ``leaf_labels`` the index into ``classes`` of its predicted class.
+    ``vocabularies`` maps each text-categorical feature to its categories in code order (code ``i``
+    is ``vocabularies[feature][i]``; PrDT orders them by the target statistic, see
+    :mod:`primo.models.encoding`); an unseen category is missing (NaN).
     """
 
     feature_names: list[str]
@@ -62,6 +72,7 @@ class TreeTables:
     leaf_values: np.ndarray
     leaf_labels: np.ndarray | None
     classes: np.ndarray | None
+    vocabularies: dict[int, list[str]] = field(default_factory=dict)
 
     @property
     def is_classifier(self) -> bool:
@@ -126,6 +137,7 @@ def tree_tables(model) -> TreeTables:
         leaf_values=values.astype(np.float64),
         leaf_labels=labels,
         classes=None if classes is None else np.asarray(classes),
+        vocabularies={int(j): list(v) for j, v in getattr(model, "categories_", {}).items()},
     )
 
 
@@ -186,7 +198,7 @@ class AdditiveTables:
     ``link`` is ``"identity"`` (regression), ``"logit"`` (binary: one score, the log-odds of
     ``classes[1]``) or ``"mlogit"`` (multiclass: one score per class, softmax).
     ``vocabularies`` maps each text-categorical feature to its categories; code ``i`` is
-    ``vocabularies[feature][i]``.
+    ``vocabularies[feature][i]``; an unseen category has code -1 (interpret's unseen bin).
     """
 
     feature_names: list[str]
@@ -351,8 +363,9 @@ def encode_categories(tables: TreeTables | AdditiveTables, X) -> np.ndarray:
     tables : the model's tables (:func:`model_tables`).
     X : array or DataFrame with the model's features, in its feature order (DataFrames by name).
 
-    Unseen text categories become -1 (unseen in every export); numeric columns are taken as they are
-    (so rows that are already encoded stay unchanged).
+    Unseen text categories become NaN (missing) for a PrDT and -1 (the unseen bin) for a PrAM, the
+    rule every export follows (module docstring); booleans become 0/1; numeric columns are taken as
+    they are (so rows that are already encoded stay unchanged).
 
     Example
     -------
@@ -371,15 +384,17 @@ def encode_categories(tables: TreeTables | AdditiveTables, X) -> np.ndarray:
         if X.ndim != 2 or X.shape[1] != tables.n_features:
             raise ValueError(f"expected rows of {tables.n_features} features, got an array of shape {X.shape}")
         columns = [X[:, i] for i in range(X.shape[1])]
-    vocabularies = getattr(tables, "vocabularies", {})
+    unseen = np.nan if isinstance(tables, TreeTables) else -1.0
     out = np.empty((len(columns[0]) if columns else 0, len(columns)), dtype=np.float64)
     for i, column in enumerate(columns):
         values = pd.Series(column, copy=False)
-        if i in vocabularies and not pd.api.types.is_numeric_dtype(values):
-            codes = {key: code for code, key in enumerate(vocabularies[i])}
-            encoded = np.asarray([codes.get(str(v), -1) for v in values], dtype=np.float64)
-            encoded[values.isna().to_numpy()] = np.nan
-            out[:, i] = encoded
+        if values.dtype == object:
+            values = values.infer_objects()  # an object array's numeric columns are codes already
+        if i in tables.vocabularies and not pd.api.types.is_numeric_dtype(values):
+            codes = pd.Index(tables.vocabularies[i], dtype=object).get_indexer(as_text(values)).astype(np.float64)
+            codes[codes < 0] = unseen
+            codes[values.isna().to_numpy()] = np.nan
+            out[:, i] = codes
         else:
             try:
                 out[:, i] = pd.to_numeric(values, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)

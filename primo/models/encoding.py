@@ -86,8 +86,8 @@ def needs_encoding(X) -> bool:
     )
 
 
-def _as_text(column: pd.Series) -> np.ndarray:
-    """Object array of ``str(value)`` per row, None where the value is missing."""
+def as_text(column: pd.Series) -> np.ndarray:
+    """Object array of ``str(value)`` per row, None where the value is missing (how vocabularies are keyed)."""
     present = column.notna().to_numpy()
     text = np.full(len(column), None, dtype=object)
     text[present] = [str(v) for v in column.to_numpy(dtype=object)[present]]
@@ -151,7 +151,7 @@ def fit_vocabularies(X: pd.DataFrame, y, *, sample_weight=None, classes=None) ->
     statistic = _target_statistic(y, classes)
     weight = np.ones(len(X)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     return {
-        j: _ordered_vocabulary(_as_text(X.iloc[:, j]), statistic, weight)
+        j: _ordered_vocabulary(as_text(X.iloc[:, j]), statistic, weight)
         for j, kind in enumerate(kinds) if kind == CATEGORICAL
     }
 
@@ -172,7 +172,7 @@ def encode_table(X: pd.DataFrame, vocabularies: dict[int, list[str]]) -> pd.Data
         column = X.iloc[:, j]
         kind = column_kind(column, name)
         if j in vocabularies and kind == CATEGORICAL:
-            codes = pd.Index(vocabularies[j], dtype=object).get_indexer(_as_text(column)).astype(np.float64)
+            codes = pd.Index(vocabularies[j], dtype=object).get_indexer(as_text(column)).astype(np.float64)
             codes[codes < 0] = np.nan  # missing, or a category the model never saw
             columns[name] = codes
         elif kind == CATEGORICAL:
