@@ -26,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 from primo.models._base import PrimoModelMixin, check_prediction_input
 from primo.models.encoding import category_split, encode_table, fit_vocabularies, needs_encoding
 from primo.models._pruning import PruningPath
+from primo.validation import validate_tree_state
 
 
 class _PrDTMixin(PrimoModelMixin):
@@ -131,23 +132,20 @@ class _PrDTMixin(PrimoModelMixin):
         <BLANKLINE>
         """
         check_is_fitted(self)
-        tree, names = self.tree_, self.feature_names_
-        vocabularies = getattr(self, "categories_", {})
-        lines: list[str] = []
+        conditions = split_conditions(self)
+        tree, lines = self.tree_, []
         # An explicit stack (not recursion): unpruned trees can be deeper than Python's recursion limit.
-        # Each entry: node, depth, branch condition, reachable code range [lo, hi) per categorical feature.
-        stack: list[tuple[int, int, str | None, dict]] = [(0, 0, None, {})]
+        stack: list[tuple[int, int, str | None]] = [(0, 0, None)]
         while stack:
-            node, depth, condition, reachable = stack.pop()
+            node, depth, condition = stack.pop()
             if condition is not None:
                 lines.append(f"{'|   ' * (depth - 1)}|--- {condition}")
             if tree.children_left[node] == -1:
                 lines.append(f"{'|   ' * depth}|--- {self._leaf_text(node)}")
                 continue
-            feature = int(tree.feature[node])
-            left_text, right_text, left_reach, right_reach = self._branch_texts(node, names[feature], reachable)
-            stack.append((int(tree.children_right[node]), depth + 1, right_text, right_reach))
-            stack.append((int(tree.children_left[node]), depth + 1, left_text, left_reach))
+            left_text, right_text = conditions[node]
+            stack.append((int(tree.children_right[node]), depth + 1, right_text))
+            stack.append((int(tree.children_left[node]), depth + 1, left_text))
         return "\n".join(lines) + "\n"
 
     def _leaf_text(self, node: int) -> str:
@@ -155,33 +153,6 @@ class _PrDTMixin(PrimoModelMixin):
         if is_classifier(self):
             return f"class: {self.classes_[int(np.argmax(value))]}"
         return f"value: [{value[0]:.4f}]"
-
-    def _branch_texts(self, node: int, name: str, reachable: dict) -> tuple[str, str, dict, dict]:
-        """Conditions of the left and right branch of ``node`` and the categories reaching each."""
-        tree = self.tree_
-        feature, threshold = int(tree.feature[node]), float(tree.threshold[node])
-        missing_left = bool(tree.missing_go_to_left[node])
-        vocabulary = getattr(self, "categories_", {}).get(feature)
-        if vocabulary is None and np.isinf(threshold):
-            # scikit-learn's split of present values (all <= inf) from missing ones.
-            present, missing = f"{name} is not missing", f"{name} is missing"
-            return (missing, present, reachable, reachable) if missing_left else (present, missing, reachable, reachable)
-        if vocabulary is None:
-            left, right = f"{name} <= {threshold:.4f}", f"{name} >  {threshold:.4f}"
-            left_reach = right_reach = reachable
-        else:
-            lo, hi = reachable.get(feature, (0, len(vocabulary)))
-            below, above = category_split(vocabulary, threshold)
-            cut = min(max(len(below), lo), hi)
-            left_set, right_set = vocabulary[lo:cut], vocabulary[cut:hi]
-            left, right = _in_set(name, left_set, right_set), _in_set(name, right_set, left_set)
-            left_reach, right_reach = {**reachable, feature: (lo, cut)}, {**reachable, feature: (cut, hi)}
-        if vocabulary is not None or feature in getattr(self, "features_missing_in_fit_", ()):
-            if missing_left:
-                left += " (or missing)"
-            else:
-                right += " (or missing)"
-        return left, right, left_reach, right_reach
 
     # -- model files: the scikit-learn Tree is rebuilt from its node arrays, no pickle.
     def _get_state(self) -> dict:
@@ -202,6 +173,8 @@ class _PrDTMixin(PrimoModelMixin):
         return state
 
     def _set_state(self, state: dict) -> None:
+        # A state may come from a hostile file: scikit-learn's tree walk does not bounds-check nodes.
+        validate_tree_state(state, classifier=is_classifier(self))
         state = dict(state)
         tree_state = dict(state.pop("tree_"))
         tree = Tree(
@@ -317,3 +290,54 @@ def _features_with_missing(X) -> list[int]:
     if isinstance(X, np.ndarray) and X.dtype.kind == "f":
         return [int(j) for j in np.flatnonzero(np.isnan(X).any(axis=0))]
     return []
+
+
+def split_conditions(model, number_format: str = "{:.4f}") -> list[tuple[str, str] | None]:
+    """The readable condition of the left and right branch of every node (None at leaves).
+
+    Works for a PrDT and for any fitted scikit-learn tree (numeric splits only). See
+    :meth:`PrDTRegressor.rules_text` for the wording; ``number_format`` formats thresholds.
+
+    Example
+    -------
+    >>> tree = PrDTRegressor().fit(pd.DataFrame({"x": [1.0, 2.0, np.nan]}), [1.0, 1.0, 3.0])
+    >>> split_conditions(tree, "{:g}")[0]
+    ('x is not missing', 'x is missing')
+    """
+    tree = model.tree_
+    names = list(getattr(model, "feature_names_", None) or [f"x{i}" for i in range(tree.n_features)])
+    vocabularies = getattr(model, "categories_", {})
+    annotated = set(vocabularies) | set(getattr(model, "features_missing_in_fit_", ()))
+    conditions: list[tuple[str, str] | None] = [None] * tree.node_count
+    # Walk from the root carrying, per categorical feature, the code range [lo, hi) that reaches the
+    # node, so each branch lists only the categories that can get there.
+    stack: list[tuple[int, dict]] = [(0, {})]
+    while stack:
+        node, reachable = stack.pop()
+        if tree.children_left[node] == -1:
+            continue
+        feature, threshold = int(tree.feature[node]), float(tree.threshold[node])
+        name, vocabulary = names[feature], vocabularies.get(feature)
+        missing_left = bool(tree.missing_go_to_left[node])
+        left_reach = right_reach = reachable
+        if vocabulary is None and np.isinf(threshold):
+            # scikit-learn's split of present values (all <= inf) from missing ones.
+            present, missing = f"{name} is not missing", f"{name} is missing"
+            conditions[node] = (missing, present) if missing_left else (present, missing)
+        else:
+            if vocabulary is None:
+                number = number_format.format(threshold)
+                left, right = f"{name} <= {number}", f"{name} >  {number}"
+            else:
+                lo, hi = reachable.get(feature, (0, len(vocabulary)))
+                below, _ = category_split(vocabulary, threshold)
+                cut = min(max(len(below), lo), hi)
+                left_set, right_set = vocabulary[lo:cut], vocabulary[cut:hi]
+                left, right = _in_set(name, left_set, right_set), _in_set(name, right_set, left_set)
+                left_reach, right_reach = {**reachable, feature: (lo, cut)}, {**reachable, feature: (cut, hi)}
+            if feature in annotated:
+                left, right = (f"{left} (or missing)", right) if missing_left else (left, f"{right} (or missing)")
+            conditions[node] = (left, right)
+        stack.append((int(tree.children_left[node]), left_reach))
+        stack.append((int(tree.children_right[node]), right_reach))
+    return conditions

@@ -42,7 +42,7 @@ def case(request, check_rows):
         "prdt_regressor": lambda: PrDTRegressor(ccp_alpha=50.0).fit(X, y),
         "prdt_classifier": lambda: PrDTClassifier(ccp_alpha=0.002).fit(X, expensive),
         "pram_regressor": lambda: PrAMRegressor(**PRAM).fit(X, y),
-        "pram_classifier": lambda: PrAMClassifier(**PRAM).fit(X, y > 300),
+        "pram_classifier": lambda: PrAMClassifier(**PRAM).fit(X, np.where(y > 300, "high", "low")),
     }[request.param]()
     tables = model_tables(model)
     rows = encode_categories(tables, check_rows)
