@@ -48,6 +48,7 @@ Usage:
   python benchmarks/tabular_suite.py                                  # everything (hours, see README)
   python benchmarks/tabular_suite.py --tables wine titanic --contenders prdt ebm
   python benchmarks/tabular_suite.py --quick --tables wine --json /tmp/q.json --readme none
+  python benchmarks/tabular_suite.py --render-only                    # README section from the JSON
 """
 from __future__ import annotations
 
@@ -417,10 +418,13 @@ def environment() -> dict:
     try:
         commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
                                 capture_output=True, text=True, check=True).stdout.strip()
+        # Others may be editing primo/ while this runs (editable install): say so beside the commit.
+        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "primo"],
+                               capture_output=True, text=True, check=True).stdout.splitlines()
     except (OSError, subprocess.CalledProcessError):
-        commit = None
+        commit, dirty = None, []
     return {"date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
-            "git_commit": commit, "python": platform.python_version(), "cpus": os.cpu_count(),
+            "git_commit": commit, "uncommitted_primo_files": len(dirty), "python": platform.python_version(), "cpus": os.cpu_count(),
             "load_average_at_start": os.getloadavg()[0],
             "versions": {p: version(p) for p in ("primo-systems", "interpret-core", "scikit-learn",
                                                   "imodels", "numpy", "pandas")}}
@@ -590,12 +594,14 @@ def main(argv=None) -> int:
                         help=f"smoke run: at most {QUICK_ROWS} rows per table, 2 folds, 1 repeat")
     parser.add_argument("--json", default=str(DEFAULT_JSON), help="results file (merged by table)")
     parser.add_argument("--readme", default=str(DEFAULT_README), help="README to update, or 'none'")
+    parser.add_argument("--render-only", action="store_true",
+                        help="run nothing: rewrite the README section from the JSON")
     args = parser.parse_args(argv)
     n_folds, repeats = (2, 1) if args.quick else (args.folds, args.repeats)
 
     json_path = Path(args.json)
     results = json.loads(json_path.read_text()) if json_path.exists() else {"tables": {}}
-    for name in args.tables:
+    for name in [] if args.render_only else args.tables:
         table = load_table(name)
         if args.quick:
             table = shrink(table, QUICK_ROWS)
