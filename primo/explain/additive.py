@@ -41,6 +41,8 @@ class ShapeFunction:
         unknown (interpret drops it when a term is edited).
     missing_score : contribution of a missing value (1-D terms only), or None.
     importance : mean absolute contribution on the training data.
+    missing_weight : training weight (row count) of the missing bin (1-D terms; 0 for pairs). When it
+        is positive the missing bin was learned from data and :meth:`missing_text` describes it.
     """
 
     name: str
@@ -52,10 +54,25 @@ class ShapeFunction:
     stdev: np.ndarray | None
     missing_score: np.ndarray | float | None
     importance: float
+    missing_weight: float = 0.0
 
     @property
     def is_pair(self) -> bool:
         return len(self.features) == 2
+
+    def missing_text(self, digits: int = 4) -> str | None:
+        """``"missing (60 training rows): +33"``, or None when no training row was missing.
+
+        Example
+        -------
+        >>> explain_additive(pram).term("dist_center_km").missing_text()  # doctest: +SKIP
+        'missing (60 training rows): +33'
+        """
+        if self.missing_score is None or not self.missing_weight > 0:
+            return None
+        score = np.atleast_1d(np.asarray(self.missing_score, dtype=float))
+        shown = ", ".join(f"{v:+.{digits}g}" for v in score)
+        return f"missing ({self.missing_weight:.{digits}g} training rows): {shown}"
 
     def bin_labels(self, axis: int = 0, digits: int = 4) -> list[str]:
         """Human labels of the bins along ``axis``: ``"[a, b)"`` intervals or category names."""
@@ -162,6 +179,7 @@ def explain_additive(model) -> AdditiveExplanation:
             stdev=stdev[inner] if stdev.shape == scores.shape else None,
             missing_score=scores[0] if len(feature_ids) == 1 else None,
             importance=float(importances.get(str(term_name), np.nan)),
+            missing_weight=float(np.asarray(ebm.bin_weights_[index], dtype=float)[0]) if len(feature_ids) == 1 else 0.0,
         ))
     classes = list(model.classes_) if hasattr(model, "classes_") else None
     return AdditiveExplanation(

@@ -17,6 +17,8 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from primo.explain._values import plain
+from primo.models.encoding import encode_table, needs_encoding
+from primo.models.prdt import split_conditions
 
 _LEAF = -1
 
@@ -29,7 +31,11 @@ class TreeNode:
     ----------
     id, depth, parent : position in the tree (``parent`` is -1 at the root).
     feature : name of the tested feature (None at a leaf); ``threshold`` its split point; rows with
-        ``feature <= threshold`` go to ``left``. ``missing_left`` says where missing values go.
+        ``feature <= threshold`` go to ``left`` (for a text feature, the category *code*, see
+        :mod:`primo.models.encoding`). ``missing_left`` says where missing values (and unseen
+        categories) go.
+    left_condition, right_condition : readable test of each branch, e.g. ``"city in {Lyon, Nice}"``,
+        ``"dist <= 3.2 (or missing)"`` or ``"dist is missing"`` (None at a leaf).
     n_samples : training rows reaching the node (its *traffic*); ``weighted_samples`` with weights.
     impurity : the criterion's impurity (Gini, entropy, MSE, …).
     value : class fractions (classification) or the mean target (regression).
@@ -49,6 +55,8 @@ class TreeNode:
     impurity: float
     value: np.ndarray
     prediction: object
+    left_condition: str | None = None
+    right_condition: str | None = None
 
     @property
     def is_leaf(self) -> bool:
@@ -56,8 +64,10 @@ class TreeNode:
 
     @property
     def condition(self) -> str | None:
-        """The test at this node, ``"feature <= threshold"`` (None at a leaf)."""
-        return None if self.is_leaf else f"{self.feature} <= {self.threshold:.6g}"
+        """The test that sends rows left, e.g. ``"feature <= threshold"`` (None at a leaf)."""
+        if self.is_leaf:
+            return None
+        return self.left_condition or f"{self.feature} <= {self.threshold:.6g}"
 
 
 @dataclass(frozen=True)
@@ -95,19 +105,35 @@ class TreeExplanation:
 
 @dataclass(frozen=True)
 class PathStep:
-    """One test on a decision path: ``value`` of ``feature`` compared with ``threshold``."""
+    """One test on a decision path: ``value`` of ``feature`` compared with ``threshold``.
+
+    ``value`` is the number the tree compared (a category's code for text features; None when
+    missing); ``category`` the row's text for a text feature; ``branch`` the condition of the branch
+    taken (:attr:`TreeNode.left_condition` / ``right_condition``).
+    """
 
     node: int
     feature: str
     threshold: float
     value: object
     went_left: bool
+    branch: str | None = None
+    category: str | None = None
 
     @property
     def condition(self) -> str:
-        if self.value is None or (isinstance(self.value, float) and np.isnan(self.value)):
-            side = "left" if self.went_left else "right"
+        """E.g. ``"rooms = 3 <= 3.5"``, ``"city = Paris → city in {Nice, Paris}"``, ``"dist is missing → right"``."""
+        missing = self.value is None or (isinstance(self.value, float) and np.isnan(self.value))
+        side = self.branch or ("left" if self.went_left else "right")
+        if self.category is not None:
+            unseen = " (unseen: taken as missing)" if missing else ""
+            return f"{self.feature} = {self.category}{unseen} → {side}"
+        if missing:
+            if self.branch is not None and self.branch.startswith(f"{self.feature} is"):
+                return self.branch  # a split of missing from present values says it all
             return f"{self.feature} is missing → {side}"
+        if self.branch is not None and not np.isfinite(self.threshold):  # not "x <= inf": say "x is not missing"
+            return f"{self.feature} = {self.value:.6g} → {self.branch}"
         operator = "<=" if self.went_left else ">"
         return f"{self.feature} = {self.value:.6g} {operator} {self.threshold:.6g}"
 
@@ -139,6 +165,7 @@ def explain_tree(model) -> TreeExplanation:
     check_is_fitted(model, "tree_")
     tree = model.tree_
     names = _feature_names(model)
+    conditions = split_conditions(model, "{:.6g}")
     classes = list(model.classes_) if hasattr(model, "classes_") else None
     if classes is not None and np.ndim(classes[0]) > 0:
         raise ValueError("multi-output trees are not supported by the explanation")
@@ -167,6 +194,8 @@ def explain_tree(model) -> TreeExplanation:
             impurity=float(tree.impurity[node]),
             value=value if classes is not None else value[:1],
             prediction=plain(prediction),
+            left_condition=None if leaf else conditions[node][0],
+            right_condition=None if leaf else conditions[node][1],
         ))
     return TreeExplanation(
         task="classification" if classes is not None else "regression",
@@ -199,7 +228,10 @@ def explain_tree_rows(model, X, labels: list[str], explanation: TreeExplanation 
     X = check_prediction_input(model, X)
     explanation = explanation or explain_tree(model)
     frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X), columns=_feature_names(model))
-    values = frame.to_numpy(dtype=float)
+    frame = frame.infer_objects()
+    vocabularies = getattr(model, "categories_", {})
+    # What the tree compared: category codes (unseen ones missing), booleans as 0/1.
+    values = encode_table(frame, vocabularies).to_numpy() if vocabularies or needs_encoding(frame) else frame.to_numpy(dtype=float)
     indicator = model.decision_path(X)
     predictions = model.predict(X)
     feature_index = {name: i for i, name in enumerate(_feature_names(model))}
@@ -210,9 +242,12 @@ def explain_tree_rows(model, X, labels: list[str], explanation: TreeExplanation 
         steps = []
         for node_id, next_id in zip(visited[:-1], visited[1:]):
             node = explanation.nodes[node_id]
-            value = values[i, feature_index[node.feature]]
+            j = feature_index[node.feature]
+            value, went_left = values[i, j], next_id == node.left
             steps.append(PathStep(node=node_id, feature=node.feature, threshold=node.threshold,
-                                  value=None if np.isnan(value) else float(value), went_left=next_id == node.left))
+                                  value=None if np.isnan(value) else float(value), went_left=went_left,
+                                  branch=node.left_condition if went_left else node.right_condition,
+                                  category=_category(vocabularies.get(j), value, frame.iloc[i, j])))
         paths.append(DecisionPath(
             label=str(label),
             features={str(k): plain(v) for k, v in frame.iloc[i].items()},
@@ -221,6 +256,13 @@ def explain_tree_rows(model, X, labels: list[str], explanation: TreeExplanation 
             prediction=plain(predictions[i]),
         ))
     return paths
+
+
+def _category(vocabulary: list[str] | None, code: float, raw) -> str | None:
+    """The category a row holds for a text feature (None for other features, or when missing)."""
+    if vocabulary is None or pd.isna(raw):
+        return None
+    return str(raw) if np.isnan(code) else vocabulary[int(code)]  # raw may be the code itself
 
 
 def _feature_names(model) -> list[str]:

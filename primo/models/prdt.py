@@ -305,7 +305,10 @@ def split_conditions(model, number_format: str = "{:.4f}") -> list[tuple[str, st
     ('x is not missing', 'x is missing')
     """
     tree = model.tree_
-    names = list(getattr(model, "feature_names_", None) or [f"x{i}" for i in range(tree.n_features)])
+    names = getattr(model, "feature_names_", None)  # a plain scikit-learn tree has only feature_names_in_
+    if names is None:
+        known = getattr(model, "feature_names_in_", None)
+        names = [str(n) for n in known] if known is not None else [f"x{i}" for i in range(tree.n_features)]
     vocabularies = getattr(model, "categories_", {})
     annotated = set(vocabularies) | set(getattr(model, "features_missing_in_fit_", ()))
     conditions: list[tuple[str, str] | None] = [None] * tree.node_count

@@ -128,6 +128,8 @@ def render_html(report, *, full_document: bool = True) -> str:
                 continue
             extra = overlays.get(term.name, [])
             caption = f"{term.name} (importance {fmt(term.importance)})"
+            if term.missing_text() is not None:  # the missing bin is not on the curve: say what it adds
+                caption += f"; {term.missing_text()}"
             if extra:
                 caption += "; dashed grey: before the monotone edit, orange: after (the solid line is the current model)."
             shapes.append({"term": term, "caption": caption,

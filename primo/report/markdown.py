@@ -111,7 +111,8 @@ def _shape_summary(term) -> str:
                f"range {fmt(np.nanmin(scores))} … {fmt(np.nanmax(scores))}"
     steps = np.diff(scores)
     trend = ("increasing" if np.all(steps >= 0) else "decreasing" if np.all(steps <= 0) else "not monotone")
-    return f"{len(scores)} bins, {fmt(scores.min())} … {fmt(scores.max())}, {trend}"
+    missing = f"; {term.missing_text()}" if term.missing_text() is not None else ""
+    return f"{len(scores)} bins, {fmt(scores.min())} … {fmt(scores.max())}, {trend}{missing}"
 
 
 def _history(card) -> list[str]:

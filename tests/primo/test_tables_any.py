@@ -127,3 +127,36 @@ def test_clone_and_array_input_with_codes(table, regressor):
     codes = encode_table(X, regressor.categories_).to_numpy()
     np.testing.assert_array_equal(regressor.predict(codes), regressor.predict(X))
     np.testing.assert_array_equal(regressor.predict(X.to_numpy()), regressor.predict(X))  # text in an object array
+
+
+# --------------------------------------------------------------------------- explanations and reports
+
+
+def test_tree_explanations_name_categories_and_unseen_values(table, regressor):
+    from primo.explain import explain_global, explain_local
+
+    X, _ = table
+    nodes = [n for n in explain_global(regressor).nodes if not n.is_leaf]
+    city = [n for n in nodes if n.feature == "city"]
+    assert city and all("{" in n.left_condition and "{" in n.right_condition for n in city)
+    rows = X.head(2).copy()
+    rows.loc[rows.index[0], "city"] = "Oslo"
+    paths = explain_local(regressor, rows, rows=[0, 1])
+    steps = {p.label: [s.condition for s in p.steps if s.feature == "city"] for p in paths}
+    assert steps["row 0"][0].startswith("city = Oslo (unseen: taken as missing) → ")
+    assert steps["row 0"][0].endswith("(or missing)")
+    assert steps["row 1"][0].startswith(f"city = {X['city'].iloc[1]} → ")
+
+
+def test_reports_render_category_sets_and_the_missing_bin(table, regressor):
+    from primo import PrAMRegressor, report
+
+    X, y = table
+    tree_md = report.build(regressor, X, y, local_rows=2, measure_latency=False).to_markdown()
+    assert "city in {" in tree_md or "city not in {" in tree_md
+    assert "<= inf" not in tree_md
+    pram = PrAMRegressor(max_rounds=100, outer_bags=1, interactions=0, n_jobs=1, random_state=0).fit(X, y)
+    term = next(t for t in primo.explain.explain_global(pram).terms if t.name == "dist_center_km")
+    assert term.missing_weight == X["dist_center_km"].isna().sum()
+    built = report.build(pram, X, y, local_rows=1, measure_latency=False)
+    assert term.missing_text() in built.to_markdown() and term.missing_text() in built.to_html()
