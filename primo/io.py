@@ -1,4 +1,4 @@
-"""Primo model files: a documented, versioned format with no pickle.
+"""Primo model files: a documented, versioned format with no pickle, safe to load from anyone.
 
 A model file is a ZIP archive holding
 
@@ -15,29 +15,71 @@ Inside ``params`` and ``state`` plain JSON values stand for themselves; the spec
 keys are not all strings) encode what JSON cannot. The same tree, with arrays inlined as lists, is
 what :func:`primo.export.to_json` publishes.
 
-Files are written atomically (temporary file in the same directory, then ``os.replace``), so a
-failed save never destroys an existing model.
+Loading contract
+----------------
+:func:`load` returns a model whose ``predict`` is defined for every finite or NaN input, or raises
+:class:`ModelFileError` saying what is wrong and where — never another exception type, a crash, a
+hang, or memory beyond the limits below (a missing file is ``FileNotFoundError``). Nothing is built
+before everything is checked (:mod:`primo.validation`):
+
+* bytes: the file, each member's declared *and* inflated size, the total, ``primo.json``'s size and
+  nesting depth are bounded; ``.npy`` members must be plain numeric arrays (no object dtype, no
+  pickle) whose header agrees with their size; JSON must be UTF-8 without NaN/Infinity literals;
+* structure: dtypes and shapes of every array; PrDT trees (children in range, one tree rooted at
+  node 0 with every node reached once, leaves consistent, features below ``n_features_in_``,
+  finite thresholds or scikit-learn's ``+inf`` missing-value split); PrAM terms (features in range,
+  score tables shaped by their bins incl. missing and unseen bins, pairs 2-D, a class axis for
+  multiclass, finite scores); constructor parameters; the edit log in ``metadata``.
+
+Default limits (:data:`~primo.validation.DEFAULT_LIMITS`; pass ``limits=FileLimits(...)`` to
+:func:`load` to change them): file 512 MiB, 10,000 members, 256 MiB per member, 512 MiB in total,
+``primo.json`` 16 MiB and 64 levels deep. Peak memory while loading stays below about
+``max_total_bytes + max_member_bytes + 30 × max_json_bytes`` (≈ 1.2 GiB with the defaults).
+
+Saving
+------
+Files are written atomically (a uniquely named temporary file in the same directory, then
+``os.replace``): a failed save never destroys an existing model, and two processes saving to the
+same path leave one complete file. A read-only target is refused unless the caller passes
+``overwrite_read_only=True``; error messages name the target, not the temporary file.
+
+Example
+-------
+>>> model.save("model.primo")  # doctest: +SKIP
+>>> primo.load("model.primo").predict(X)  # doctest: +SKIP
 """
 from __future__ import annotations
 
+import errno
 import io
 import json
 import math
 import os
+import re
+import struct
 import tempfile
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from primo.validation import (
+    DEFAULT_LIMITS,
+    FileLimits,
+    ModelFileError,
+    parse_json,
+    parse_npy,
+    read_member,
+    validate_metadata,
+    validate_params,
+    validate_state,
+)
+
 FORMAT_NAME = "primo-model"
 FORMAT_VERSION = 1
 _META_NAME = "primo.json"
-
-
-class ModelFileError(ValueError):
-    """A file is not a readable Primo model (wrong format, newer version, truncated, corrupted)."""
 
 
 # --------------------------------------------------------------------------- encoding
@@ -95,39 +137,126 @@ def _finite_list(array: np.ndarray) -> list:
     return array.ravel().tolist()
 
 
+_SPECIAL_KEYS = {
+    "__array__": {"__array__"},
+    "__float__": {"__float__"},
+    "__tuple__": {"__tuple__"},
+    "__dict__": {"__dict__"},
+    "__object_array__": {"__object_array__", "shape", "kind"},
+    "__list__": {"__list__", "dtype", "shape"},
+    "__records__": {"__records__", "dtype"},
+}
+_FLOAT_NAMES = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
 def _decode(value: Any, arrays: dict[str, np.ndarray]) -> Any:
+    """Inverse of :class:`_Encoder`; every special object is checked (a file may be hostile)."""
     if isinstance(value, list):
         return [_decode(v, arrays) for v in value]
     if not isinstance(value, dict):
         return value
-    if "__array__" in value:
+    special = [k for k in value if k.startswith("__")]
+    if not special:
+        return {k: _decode(v, arrays) for k, v in value.items()}
+    kind = special[0]
+    if kind not in _SPECIAL_KEYS or set(value) != _SPECIAL_KEYS[kind]:
+        raise ModelFileError(f"unknown special object with keys {sorted(value)[:5]}")
+    payload = value[kind]
+    if kind == "__array__":
+        if not isinstance(payload, str) or payload not in arrays:
+            raise ModelFileError(f"model file refers to a missing array {payload!r}")
+        return arrays[payload]
+    if kind == "__float__":
+        if payload not in _FLOAT_NAMES:
+            raise ModelFileError(f"{payload!r} is not one of the special floats {sorted(_FLOAT_NAMES)}")
+        return _FLOAT_NAMES[payload]
+    if not isinstance(payload, (list, dict)):
+        raise ModelFileError(f"{kind} holds a {type(payload).__name__}")
+    if kind == "__tuple__":
+        return tuple(_decode(v, arrays) for v in payload)
+    if kind == "__dict__":
+        return _decode_dict(payload, arrays)
+    if kind == "__object_array__":
+        return _decode_object_array(value, arrays)
+    if kind == "__list__":
+        return _decode_list(value, arrays)
+    return _decode_records(value, arrays)
+
+
+def _decode_dict(pairs: Any, arrays: dict[str, np.ndarray]) -> dict:
+    out = {}
+    for pair in pairs:
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise ModelFileError("__dict__ entries must be [key, value] pairs")
+        key = _decode(pair[0], arrays)
         try:
-            return arrays[value["__array__"]]
-        except KeyError:
-            raise ModelFileError(f"model file refers to a missing array {value['__array__']!r}") from None
-    if "__float__" in value:
-        return float(value["__float__"])
-    if "__tuple__" in value:
-        return tuple(_decode(v, arrays) for v in value["__tuple__"])
-    if "__dict__" in value:
-        return {_decode(k, arrays): _decode(v, arrays) for k, v in value["__dict__"]}
-    if "__object_array__" in value:
-        items = [_decode(v, arrays) for v in value["__object_array__"]]
-        dtype = object if value.get("kind", "O") == "O" else str
-        out = np.empty(len(items), dtype=object)
-        out[:] = items
-        return out.astype(dtype).reshape(value["shape"])
-    if "__list__" in value:
-        flat = [_decode(v, arrays) for v in value["__list__"]]
-        return np.asarray(flat, dtype=np.dtype(value["dtype"])).reshape(value["shape"])
-    if "__records__" in value:
-        fields = {k: _decode(v, arrays) for k, v in value["__records__"].items()}
-        dtype = np.dtype([tuple(d) for d in value["dtype"]])
-        out = np.zeros(len(next(iter(fields.values()))), dtype=dtype)
-        for name, column in fields.items():
-            out[name] = column
-        return out
-    return {k: _decode(v, arrays) for k, v in value.items()}
+            hash(key)
+        except TypeError:
+            raise ModelFileError(f"a __dict__ key of type {type(key).__name__} cannot be a key") from None
+        out[key] = _decode(pair[1], arrays)
+    return out
+
+
+def _shape(value: Any, count: int) -> tuple[int, ...]:
+    shape = value.get("shape")
+    if (not isinstance(shape, list) or len(shape) > 32
+            or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape)
+            or math.prod(shape) != count):
+        raise ModelFileError(f"array shape {str(shape)[:80]} does not hold its {count} items")
+    return tuple(shape)
+
+
+def _decode_object_array(value: dict, arrays: dict[str, np.ndarray]) -> np.ndarray:
+    if not isinstance(value["__object_array__"], list) or value["kind"] not in ("O", "U"):
+        raise ModelFileError("__object_array__ needs a list of items and kind 'O' or 'U'")
+    items = [_decode(v, arrays) for v in value["__object_array__"]]
+    if not all(isinstance(v, (str, int, float, bool, type(None))) for v in items):
+        raise ModelFileError("__object_array__ items must be strings, numbers, booleans or null")
+    shape = _shape(value, len(items))
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return (out if value["kind"] == "O" else out.astype(str)).reshape(shape)
+
+
+def _numeric_dtype(text: Any) -> np.dtype:
+    try:
+        dtype = np.dtype(text) if isinstance(text, str) and len(text) <= 8 else None
+    except (TypeError, ValueError, SyntaxError):
+        dtype = None
+    if dtype is None or dtype.kind not in "biuf" or dtype.subdtype is not None:
+        raise ModelFileError(f"{str(text)[:40]!r} is not a numeric dtype")
+    return dtype
+
+
+def _decode_list(value: dict, arrays: dict[str, np.ndarray]) -> np.ndarray:
+    flat = value["__list__"]
+    if not isinstance(flat, list):
+        raise ModelFileError("__list__ must hold a list of numbers")
+    flat = [_decode(v, arrays) for v in flat]
+    if not all(isinstance(v, (int, float)) for v in flat):
+        raise ModelFileError("__list__ items must be numbers")
+    dtype, shape = _numeric_dtype(value["dtype"]), _shape(value, len(flat))
+    try:
+        return np.asarray(flat, dtype=dtype).reshape(shape)
+    except (OverflowError, ValueError) as exc:
+        raise ModelFileError(f"__list__ items do not fit dtype {dtype}: {exc}") from None
+
+
+def _decode_records(value: dict, arrays: dict[str, np.ndarray]) -> np.ndarray:
+    fields, spec = value["__records__"], value["dtype"]
+    if (not isinstance(fields, dict) or not isinstance(spec, list)
+            or not all(isinstance(d, list) and len(d) == 2 and isinstance(d[0], str) for d in spec)
+            or [d[0] for d in spec] != list(fields)):
+        raise ModelFileError("__records__ needs one [name, dtype] per field, in field order")
+    dtype = np.dtype([(name, _numeric_dtype(text)) for name, text in spec]) if spec else None
+    columns = [_decode(fields[name], arrays) for name, _ in spec]
+    if dtype is None or not all(isinstance(c, np.ndarray) and c.ndim == 1 for c in columns) \
+            or len({len(c) for c in columns}) != 1:
+        raise ModelFileError("__records__ fields must be 1-D arrays of one length")
+    out = np.zeros(len(columns[0]), dtype=dtype)
+    for (name, _), column in zip(spec, columns):
+        out[name] = column
+    return out
 
 
 def encode_tree(value: Any, *, inline_arrays: bool) -> tuple[Any, dict[str, np.ndarray]]:
@@ -161,13 +290,28 @@ def model_document(model, *, inline_arrays: bool) -> tuple[dict, dict[str, np.nd
     return document, encoder.arrays
 
 
-def atomic_write_bytes(path: str | os.PathLike, payload: bytes) -> Path:
-    """Write ``payload`` to ``path`` atomically (temporary file in the same folder, then rename)."""
+def atomic_write_bytes(path: str | os.PathLike, payload: bytes, *, overwrite_read_only: bool = False) -> Path:
+    """Write ``payload`` to ``path`` atomically: a uniquely named temporary file in the same folder,
+    then ``os.replace``. Readers and concurrent writers see the old file or one complete new file,
+    never a torn one. A read-only ``path`` is refused unless ``overwrite_read_only=True``. Errors name
+    ``path``, not the temporary file.
+
+    Example
+    -------
+    >>> atomic_write_bytes("results.json", b"{}")  # doctest: +SKIP
+    PosixPath('results.json')
+    """
     path = Path(path)
     if path.is_dir():
         raise IsADirectoryError(f"{path} is a directory; give a file name")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    if path.exists() and not overwrite_read_only and _is_read_only(path):
+        raise PermissionError(errno.EACCES, "the file is read-only; pass overwrite_read_only=True to replace it",
+                              str(path))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise _error_naming(exc, path) from exc
     try:
         # mkstemp creates 0600; give the file the mode it had, or the one a plain open() would give.
         os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_current_umask())
@@ -176,11 +320,25 @@ def atomic_write_bytes(path: str | os.PathLike, payload: bytes) -> Path:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise _error_naming(exc, path) from exc
         raise
     return path
+
+
+def _is_read_only(path: Path) -> bool:
+    # os.access alone says "writable" to root, so the permission bits are checked too.
+    return not os.access(path, os.W_OK) or path.stat().st_mode & 0o222 == 0
+
+
+def _error_naming(exc: OSError, path: Path) -> OSError:
+    """``exc`` re-worded to name the target file (the temporary file's name means nothing to a user)."""
+    if exc.errno:
+        return type(exc)(exc.errno, f"cannot write {path}: {exc.strerror}", str(path))
+    return type(exc)(f"cannot write {path}: {exc.args[0] if exc.args else type(exc).__name__}")
 
 
 def _current_umask() -> int:
@@ -189,7 +347,7 @@ def _current_umask() -> int:
     return mask
 
 
-def save_model(model, path: str | os.PathLike) -> Path:
+def save_model(model, path: str | os.PathLike, *, overwrite_read_only: bool = False) -> Path:
     """Save a fitted Primo model to ``path`` (atomically). See the module docstring for the format."""
     document, arrays = model_document(model, inline_arrays=False)
     buffer = io.BytesIO()
@@ -198,91 +356,149 @@ def save_model(model, path: str | os.PathLike) -> Path:
         for key, array in arrays.items():
             with archive.open(f"arrays/{key}.npy", "w") as handle:
                 np.lib.format.write_array(handle, array, allow_pickle=False)
-    return atomic_write_bytes(path, buffer.getvalue())
+    return atomic_write_bytes(path, buffer.getvalue(), overwrite_read_only=overwrite_read_only)
 
 
-def read_document(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
-    """Read and check a model file's metadata and arrays without building the model."""
+# What reading hostile bytes can raise from zipfile, zlib and numpy's header parser; all mean "damaged".
+_READ_ERRORS = (zipfile.LargeZipFile, zlib.error, NotImplementedError, RuntimeError, EOFError, OSError, ValueError,
+                KeyError, IndexError, TypeError, OverflowError, struct.error)
+
+
+def read_document(path: str | os.PathLike, *, limits: FileLimits | None = None) -> tuple[dict, dict[str, np.ndarray]]:
+    """Read a model file's metadata and arrays within ``limits`` without building the model.
+
+    Raises :class:`ModelFileError` for anything wrong with the file's bytes, ``FileNotFoundError``
+    when there is no file.
+    """
     path = Path(path)
+    limits = limits or DEFAULT_LIMITS
     if not path.is_file():
         raise FileNotFoundError(f"no model file at {path}")
+    size = path.stat().st_size
+    if size > limits.max_file_bytes:
+        raise ModelFileError(f"{path}: the file has {size} bytes, above the limit of {limits.max_file_bytes}")
     try:
         with zipfile.ZipFile(path) as archive:
-            names = set(archive.namelist())
-            if _META_NAME not in names:
-                raise ModelFileError(f"{path} is not a Primo model file (no {_META_NAME} inside)")
-            document = json.loads(archive.read(_META_NAME))
-            _check_header(document, path)
-            arrays = {}
-            for name in names:
-                if name.startswith("arrays/") and name.endswith(".npy"):
-                    with archive.open(name) as handle:
-                        arrays[name[len("arrays/"):-len(".npy")]] = np.lib.format.read_array(
-                            io.BytesIO(handle.read()), allow_pickle=False
-                        )
+            return _read_archive(archive, limits)
+    except ModelFileError as exc:
+        raise ModelFileError(f"{path}: {exc}") from None
     except zipfile.BadZipFile as exc:
         raise ModelFileError(f"{path} is not a Primo model file, or it is truncated/corrupted ({exc})") from None
-    except (zipfile.LargeZipFile, EOFError, OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ModelFileError(f"{path} is a damaged Primo model file: {exc}") from None
-    except ValueError as exc:
-        if isinstance(exc, ModelFileError):
-            raise
-        raise ModelFileError(f"{path} is a damaged Primo model file: {exc}") from None
+    except _READ_ERRORS as exc:
+        raise ModelFileError(f"{path} is a damaged Primo model file ({type(exc).__name__}: {str(exc)[:200]})") from None
+
+
+_ARRAY_MEMBER = re.compile(r"arrays/([0-9]{1,9})\.npy")
+
+
+def _read_archive(archive: zipfile.ZipFile, limits: FileLimits) -> tuple[dict, dict[str, np.ndarray]]:
+    infos = archive.infolist()
+    if len(infos) > limits.max_members:
+        raise ModelFileError(f"{len(infos)} members, above the limit of {limits.max_members}")
+    names = [info.filename for info in infos]
+    if len(set(names)) != len(names):
+        raise ModelFileError("two members have the same name")
+    if _META_NAME not in names:
+        raise ModelFileError(f"not a Primo model file (no {_META_NAME} inside)")
+    budget = limits.max_total_bytes
+    document = None
+    arrays = {}
+    for info in infos:
+        array_name = _ARRAY_MEMBER.fullmatch(info.filename)
+        if info.filename != _META_NAME and array_name is None:
+            continue  # not part of the format: never read
+        cap = limits.max_json_bytes if array_name is None else limits.max_member_bytes
+        data = read_member(archive, info, min(cap, budget))
+        budget -= len(data)
+        if array_name is None:
+            document = parse_json(data, limits)
+            _check_header(document)
+        else:
+            arrays[array_name.group(1)] = parse_npy(data, info.filename)
     return document, arrays
 
 
-def _check_header(document: Any, path: Path) -> None:
+def _check_header(document: Any) -> None:
     if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
-        raise ModelFileError(f"{path} is not a Primo model file (format field missing or wrong)")
+        raise ModelFileError("not a Primo model file (format field missing or wrong)")
     version = document.get("format_version")
-    if not isinstance(version, int):
-        raise ModelFileError(f"{path}: format_version is missing or not an integer")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise ModelFileError("format_version is missing or not an integer")
     if version > FORMAT_VERSION:
         raise ModelFileError(
-            f"{path} uses model format version {version}, newer than this Primo supports "
+            f"uses model format version {version}, newer than this Primo supports "
             f"({FORMAT_VERSION}); upgrade primo to read it"
         )
     for key in ("model_class", "params", "state"):
         if key not in document:
-            raise ModelFileError(f"{path} is a damaged Primo model file: field {key!r} missing")
+            raise ModelFileError(f"damaged Primo model file: field {key!r} missing")
+    if not isinstance(document["model_class"], str):
+        raise ModelFileError("model_class is not a string")
 
 
 def model_from_document(document: dict, arrays: dict[str, np.ndarray] | None = None):
-    """Build the model a metadata document describes (arrays referenced or inlined)."""
+    """Build the model a metadata document describes (arrays referenced or inlined).
+
+    Everything is decoded and validated (:mod:`primo.validation`) before the model is constructed;
+    any problem raises :class:`ModelFileError`.
+
+    Example
+    -------
+    >>> rebuilt = model_from_document(json.loads(primo.export.to_json(model)))  # doctest: +SKIP
+    """
     from primo.models import MODEL_CLASSES
 
+    _check_header(document)
     cls_name = document["model_class"]
     cls = MODEL_CLASSES.get(cls_name)
     if cls is None:
         raise ModelFileError(f"unknown model class {cls_name!r} (known: {', '.join(sorted(MODEL_CLASSES))})")
-    params = decode_tree(document["params"], arrays)
+    arrays = arrays or {}
+    params = _decode(document["params"], arrays)
+    validate_params(cls, params)
+    state = _decode(document["state"], arrays)
+    validate_state(cls_name, state)
+    metadata = _decode(document.get("metadata", {}), arrays)
+    validate_metadata(metadata)
     model = cls(**params)
-    model._set_state(decode_tree(document["state"], arrays))
-    model.metadata_ = decode_tree(document.get("metadata", {}), arrays)
+    try:
+        model._set_state(state)
+    except ModelFileError:
+        raise
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:  # what the libraries still refuse
+        raise ModelFileError(f"the model cannot be rebuilt: {type(exc).__name__}: {str(exc)[:200]}") from None
+    model.metadata_ = metadata
     return model
 
 
-def load(path: str | os.PathLike):
+def load(path: str | os.PathLike, *, limits: FileLimits | None = None):
     """Load a model saved with ``model.save(path)``.
+
+    The file is validated before anything is built from it (see the module docstring): the model
+    returned predicts for every finite or NaN input, and a file that is not a valid Primo model raises
+    :class:`ModelFileError` — never another exception, a crash or a hang.
 
     Parameters
     ----------
     path : path to a Primo model file.
+    limits : :class:`~primo.validation.FileLimits`, the size and depth bounds applied while reading
+        (default :data:`~primo.validation.DEFAULT_LIMITS`).
 
     Raises
     ------
     ModelFileError
-        The file is not a Primo model, uses a newer format version, or is truncated/corrupted.
+        The file is not a Primo model, uses a newer format version, breaks a limit, or is
+        truncated, corrupted or inconsistent (the message says what is wrong where).
+    FileNotFoundError
+        There is no file at ``path``.
 
     Example
     -------
     >>> model = primo.load("model.primo")  # doctest: +SKIP
-    >>> model.predict(X)  # doctest: +SKIP
+    >>> big = primo.load("big.primo", limits=FileLimits(max_member_bytes=1 << 30))  # doctest: +SKIP
     """
-    document, arrays = read_document(path)
+    document, arrays = read_document(path, limits=limits)
     try:
         return model_from_document(document, arrays)
-    except ModelFileError:
-        raise
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
-        raise ModelFileError(f"{path} is a damaged Primo model file: {exc}") from exc
+    except ModelFileError as exc:
+        raise ModelFileError(f"{path}: {exc}") from None

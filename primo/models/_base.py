@@ -14,8 +14,10 @@ class PrimoModelMixin:
     JSON-able dict carried in the model file: search history, distillation history, edit log.
     """
 
-    def save(self, path):
+    def save(self, path, *, overwrite_read_only=False):
         """Save the fitted model to ``path`` atomically; reload with :func:`primo.load`.
+
+        A read-only ``path`` is refused unless ``overwrite_read_only=True``.
 
         Example
         -------
@@ -24,7 +26,7 @@ class PrimoModelMixin:
         from primo.io import save_model
 
         check_is_fitted(self)
-        return save_model(self, path)
+        return save_model(self, path, overwrite_read_only=overwrite_read_only)
 
     @property
     def feature_names_(self) -> list[str]:

@@ -31,6 +31,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
 
 from primo.models._base import PrimoModelMixin, check_prediction_input
+from primo.validation import validate_additive_state
 
 _EBM_CLASSES = {cls.__name__: cls for cls in (ExplainableBoostingClassifier, ExplainableBoostingRegressor)}
 
@@ -185,12 +186,11 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         return state
 
     def _set_state(self, state: dict) -> None:
+        # A state may come from a hostile file: interpret indexes score tables without bounds checks.
+        validate_additive_state(state, classifier=isinstance(self, ClassifierMixin))
         state = dict(state)
         ebm_state = state.pop("ebm_")
-        ebm_class = _EBM_CLASSES.get(ebm_state["class"])
-        if ebm_class is None:
-            raise ValueError(f"unknown EBM class {ebm_state['class']!r}")
-        ebm = ebm_class(**ebm_state["params"])
+        ebm = _EBM_CLASSES[ebm_state["class"]](**ebm_state["params"])
         for key, value in ebm_state["fitted"].items():
             setattr(ebm, key, value)
         for key, value in state.items():
