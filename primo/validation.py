@@ -713,7 +713,7 @@ def validate_edit_records(records, where: str = "edits") -> list[dict]:
     >>> validate_edit_records([{"operation": "scale", "summary": "", "arguments": {1: 2}}])
     Traceback (most recent call last):
     ...
-    primo.validation.ModelFileError: edits[0].arguments: argument names must be strings
+    primo.validation.ModelFileError: edits[0].arguments: argument names must be strings that are identifiers
     """
     if not isinstance(records, list):
         _fail(where, f"expected a list of edit records, got {_type_name(records)}")
@@ -728,7 +728,7 @@ def validate_edit_records(records, where: str = "edits") -> list[dict]:
         if not isinstance(arguments, dict):
             _fail(f"{at}.arguments", "missing or not an object")
         if not all(isinstance(k, str) and k.isidentifier() for k in arguments):
-            _fail(f"{at}.arguments", "argument names must be strings")
+            _fail(f"{at}.arguments", "argument names must be strings that are identifiers")
         _plain(record, at)
     return records
 

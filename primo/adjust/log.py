@@ -22,11 +22,14 @@ Example
 from __future__ import annotations
 
 import copy
+import inspect
 import logging
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+
+from primo.validation import validate_edit_records
 
 logger = logging.getLogger(__name__)
 
@@ -54,9 +57,7 @@ def operation(name: str, *, revert: Callable, needs_data: bool = False):
 def edits_of(model) -> list[dict]:
     """The edit log of ``model`` (an empty list when it has none)."""
     records = (getattr(model, "metadata_", None) or {}).get("edits") or []
-    if not isinstance(records, list) or not all(isinstance(r, dict) and "operation" in r for r in records):
-        raise ValueError('metadata_["edits"] must be a list of edit records (dicts with an "operation")')
-    return records
+    return validate_edit_records(records, 'metadata_["edits"]')
 
 
 def target_model(model, inplace: bool):
@@ -119,17 +120,33 @@ def replay(model, edits, *, inplace: bool = False, X_train=None, y_train=None, s
     >>> refit = PrAMRegressor(**old.get_params()).fit(X, y)  # doctest: +SKIP
     >>> adjusted = replay(refit, old.metadata_["edits"])  # doctest: +SKIP
     """
-    model = target_model(model, inplace)
+    # Logs travel inside model files: check every record before the first edit touches the model.
+    edits = validate_edit_records(list(edits))
     for number, record in enumerate(edits, 1):
-        name = record.get("operation") if isinstance(record, dict) else None
+        name = record["operation"]
         entry = _OPERATIONS.get(name)
         if entry is None:
             raise ValueError(f"edit {number}: unknown operation {name!r} (known: {', '.join(sorted(_OPERATIONS))})")
-        if "arguments" not in record:
-            raise ValueError(f"edit {number} ({name}) has no 'arguments' to replay it with")
+        _check_arguments(number, name, entry, record["arguments"])
+    model = target_model(model, inplace)
+    for record in edits:
+        entry = _OPERATIONS[record["operation"]]
         extra = _data_kwargs(X_train, y_train, sample_weight) if entry.needs_data else {}
         model = entry.apply(model, **record["arguments"], inplace=True, **extra)
     return model
+
+
+def _check_arguments(number: int, name: str, entry: _Operation, arguments: dict) -> None:
+    """The record's arguments are keyword arguments ``entry.apply`` takes, and not ones replay sets."""
+    reserved = {"model", "inplace", *_data_kwargs(None, None, None)} & arguments.keys()
+    if reserved:
+        raise ValueError(f"edit {number} ({name}): arguments may not set {sorted(reserved)}")
+    parameters = inspect.signature(entry.apply).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return
+    unknown = sorted(arguments.keys() - parameters.keys())
+    if unknown:
+        raise ValueError(f"edit {number} ({name}): unknown arguments {unknown} (it takes {', '.join(parameters)})")
 
 
 def undo(model, *, inplace: bool = False, X_train=None, y_train=None, sample_weight=None):

@@ -250,3 +250,25 @@ def test_valid_files_still_load_and_predict_identically(saved, data_dir):
         loaded = primo.load(path)
         np.testing.assert_array_equal(loaded.predict(X), models[name].predict(X))
         assert loaded.metadata_.get("edits") == models[name].metadata_.get("edits")
+
+
+def test_replayed_edit_logs_are_checked_before_any_edit(data_dir):
+    from primo.adjust import replay
+
+    model = fit_models(data_dir)["prdt_regressor"]
+    good = model.metadata_["edits"][0]
+    before = model.tree_.value.copy()
+    hostile = [
+        ([good, {"operation": "set_threshold", "summary": "", "arguments": {"node": 0, "threshold": 1.0,
+                                                                             "inplace": False}}], "may not set"),
+        ([good, {"operation": "set_threshold", "summary": "", "arguments": {"node": 0, "x=1;": 1}}],
+         "argument names must be strings that are identifiers"),
+        ([good, {"operation": "set_threshold", "summary": "", "arguments": {"node": 0, "colour": 1}}],
+         r"unknown arguments \['colour'\]"),
+        ([good, {"operation": "set_threshold", "summary": "", "arguments": "node=0"}], "not an object"),
+        ([good, "set_threshold"], "expected an edit record"),
+    ]
+    for edits, message in hostile:
+        with pytest.raises(ValueError, match=message):
+            replay(model, edits, inplace=True)
+        np.testing.assert_array_equal(model.tree_.value, before)  # the valid first edit was not applied
