@@ -291,6 +291,8 @@ def _tree_directions(model, names, directions, X_train, y_train) -> dict[int, in
             index = features.index(str(name))
         else:
             raise ValueError(f"unknown feature {name!r}; features: {', '.join(features)}")
+        if index in getattr(model, "categories_", {}):  # codes follow the target, not an order of the feature
+            raise ValueError(f"feature {features[index]!r} is nominal: monotone constraints need an ordered feature")
         if direction == "auto":
             column = X_train.iloc[:, index] if hasattr(X_train, "iloc") else np.asarray(X_train)[:, index]
             target = np.asarray(y_train)

@@ -17,6 +17,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from primo.adjust.log import append_record, jsonable, operation, target_model
+from primo.models.encoding import category_split
 
 _TOLERANCE = 1e-9
 
@@ -105,7 +106,9 @@ def set_threshold(model, node, threshold, *, inplace=False):
     ----------
     model : fitted PrDT.
     node : split node id.
-    threshold : new threshold, in the feature's units.
+    threshold : new threshold, in the feature's units; for a text feature, in category codes
+        (``model.categories_[feature]`` lists the categories in code order: ``threshold = 1.5`` sends
+        the first two left). The edit log then names the categories that go left before and after.
     inplace : edit ``model`` itself instead of a copy.
 
     Example
@@ -121,9 +124,14 @@ def set_threshold(model, node, threshold, *, inplace=False):
     before = float(tree.threshold[node])
     tree.threshold[node] = threshold
     feature = model.feature_names_[int(tree.feature[node])]
+    vocabulary = getattr(model, "categories_", {}).get(int(tree.feature[node]))
+    change = f"threshold {before:.6g} → {threshold:.6g}"
+    if vocabulary is not None:
+        left_before, left_after = category_split(vocabulary, before)[0], category_split(vocabulary, threshold)[0]
+        change += f" (left: {{{', '.join(left_before)}}} → {{{', '.join(left_after)}}})"
     append_record(model, {
         "operation": "set_threshold",
-        "summary": f"split {node} on {feature}: threshold {before:.6g} → {threshold:.6g}",
+        "summary": f"split {node} on {feature}: {change}",
         "arguments": {"node": node, "threshold": threshold},
         "node": node,
         "feature": feature,

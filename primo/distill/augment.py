@@ -10,7 +10,10 @@ Two generators, both staying on each feature's observed range:
 * :func:`sample_marginals` — draw every feature independently from its observed values
   (TREPAN-style); covers the box of the data but ignores correlations between features.
 
-Integer-valued features (counts, 0/1 flags) are snapped to their nearest observed value.
+Integer-valued features (counts, 0/1 flags) are snapped to their nearest observed value. Tables with
+text, ``category`` and boolean columns and missing values are accepted: :func:`perturb` moves numeric
+values only (a new row keeps the picked row's categories and booleans, and its missing values stay
+missing); :func:`sample_marginals` draws every column, missing values included, from its observed values.
 
 Example
 -------
@@ -25,6 +28,8 @@ import numpy as np
 import pandas as pd
 from sklearn.preprocessing import QuantileTransformer
 
+from primo.models.encoding import column_kinds
+
 METHODS = ("perturb", "marginal", "both")
 
 
@@ -33,7 +38,7 @@ def augment(X, n_samples: int, *, method: str = "perturb", scale: float = 0.05, 
 
     Parameters
     ----------
-    X : array-like of shape (n, d) or DataFrame, numeric
+    X : array-like of shape (n, d) (numbers, NaN = missing) or DataFrame (any column kinds but dates)
         The inputs to augment around.
     n_samples : int
         Number of new rows.
@@ -67,7 +72,7 @@ def perturb(X, n_samples: int, *, scale: float = 0.05, random_state=None):
 
     Parameters
     ----------
-    X : array-like of shape (n, d) or DataFrame, numeric
+    X : array-like of shape (n, d) (numbers, NaN = missing) or DataFrame (any column kinds but dates)
     n_samples : int
     scale : float, default 0.05
         Noise standard deviation in quantile units (0.05 ≈ 5 percentiles).
@@ -79,14 +84,20 @@ def perturb(X, n_samples: int, *, scale: float = 0.05, random_state=None):
     """
     if not 0 < scale <= 1:
         raise ValueError(f"scale must be in (0, 1] (quantile units), got {scale}")
-    values, wrap = _numeric(X, n_samples)
+    table, wrap = _table(X, n_samples)
+    numeric = _numeric_columns(table)
+    values = table[numeric].to_numpy(dtype=float)
     rng = np.random.default_rng(random_state)
-    quantiles = QuantileTransformer(n_quantiles=min(1000, len(values)), subsample=None)
-    uniform = quantiles.fit_transform(values)
-    rows = rng.integers(len(values), size=n_samples)
-    moved = np.clip(uniform[rows] + rng.normal(scale=scale, size=(n_samples, values.shape[1])), 0.0, 1.0)
-    new = quantiles.inverse_transform(moved) if n_samples else values[:0]
-    return wrap(_snap_integer_columns(new, values))
+    rows = rng.integers(len(table), size=n_samples)
+    new = table.iloc[rows].reset_index(drop=True)  # text, category and bool values: the picked row's
+    if numeric:
+        # NaN is ignored when fitting the quantiles and kept by the transforms: missing stays missing.
+        quantiles = QuantileTransformer(n_quantiles=min(1000, len(values)), subsample=None)
+        uniform = quantiles.fit_transform(values)
+        moved = np.clip(uniform[rows] + rng.normal(scale=scale, size=(n_samples, len(numeric))), 0.0, 1.0)
+        moved_values = quantiles.inverse_transform(moved) if n_samples else values[:0]
+        new[numeric] = _snap_integer_columns(moved_values, values)
+    return wrap(new)
 
 
 def sample_marginals(X, n_samples: int, *, random_state=None):
@@ -96,52 +107,64 @@ def sample_marginals(X, n_samples: int, *, random_state=None):
     -------
     >>> sample_marginals(X, 500, random_state=0)  # doctest: +SKIP
     """
-    values, wrap = _numeric(X, n_samples)
+    table, wrap = _table(X, n_samples)
     rng = np.random.default_rng(random_state)
-    rows = rng.integers(len(values), size=(n_samples, values.shape[1]))
-    return wrap(np.take_along_axis(values, rows, axis=0) if n_samples else values[:0])
+    rows = rng.integers(len(table), size=(n_samples, table.shape[1]))
+    new = pd.concat([table.iloc[rows[:, j], j].reset_index(drop=True) for j in range(table.shape[1])], axis=1)
+    return wrap(new)
 
 
-def _numeric(X, n_samples):
-    """X as a float array, and a function that turns new rows back into X's type."""
+def _table(X, n_samples):
+    """X as a DataFrame with positional columns, and a function that turns new rows back into X's type."""
     if int(n_samples) != n_samples or n_samples < 0:
         raise ValueError(f"n_samples must be a non-negative integer, got {n_samples}")
     if isinstance(X, pd.DataFrame):
-        non_numeric = [str(c) for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
-        if non_numeric:
-            raise ValueError(f"augmentation needs numeric features; non-numeric columns: {non_numeric}")
-        values = X.to_numpy(dtype=float)
-        dtypes = X.dtypes
+        column_kinds(X)  # a clear error for date/time columns
+        table = X.set_axis(range(X.shape[1]), axis=1).reset_index(drop=True)
+        dtypes = X.dtypes.to_dict()
 
         def wrap(new):
-            return pd.DataFrame(new, columns=X.columns).astype(dtypes.to_dict())
+            return new.set_axis(X.columns, axis=1).astype(dtypes)
     else:
         try:
             values = np.asarray(X, dtype=float)
         except (TypeError, ValueError):
-            raise ValueError("augmentation needs numeric features; X has non-numeric values") from None
+            raise ValueError("augmentation of arrays needs numbers; pass text columns in a DataFrame") from None
+        if values.ndim != 2:
+            raise ValueError(f"augmentation needs a 2-D X, got shape {values.shape}")
+        table = pd.DataFrame(values)
         dtype = np.asarray(X).dtype
 
         def wrap(new):
-            return new.astype(dtype) if dtype.kind in "iub" else new
-    if values.ndim != 2 or len(values) < 2:
-        raise ValueError(f"augmentation needs a 2-D X with at least 2 rows, got shape {values.shape}")
-    if not np.all(np.isfinite(values)):
-        raise ValueError("augmentation needs finite features; X contains NaN or infinity")
-    return values, wrap
+            out = new.to_numpy(dtype=float)
+            return out.astype(dtype) if dtype.kind in "iub" else out
+    if len(table) < 2:
+        raise ValueError(f"augmentation needs a 2-D X with at least 2 rows, got shape {table.shape}")
+    numeric = table[_numeric_columns(table)].to_numpy(dtype=float)
+    if np.isinf(numeric).any():
+        raise ValueError("augmentation needs finite (or missing) features; X contains infinity")
+    return table, wrap
+
+
+def _numeric_columns(table: pd.DataFrame) -> list:
+    """Columns holding numbers (not booleans, which keep the picked row's value like categories)."""
+    return [c for c in table.columns
+            if pd.api.types.is_numeric_dtype(table[c]) and not pd.api.types.is_bool_dtype(table[c])]
 
 
 def _snap_integer_columns(new: np.ndarray, observed: np.ndarray) -> np.ndarray:
-    """Move integer-valued features (counts, flags) to their nearest observed value."""
+    """Move integer-valued features (counts, flags) to their nearest observed value; NaN stays NaN."""
     for j in range(observed.shape[1]):
-        column = observed[:, j]
-        if not np.all(column == np.round(column)):
+        column = observed[:, j][~np.isnan(observed[:, j])]
+        present = ~np.isnan(new[:, j])
+        if column.size == 0 or not np.all(column == np.round(column)):
             continue
         levels = np.unique(column)
-        upper = np.clip(np.searchsorted(levels, new[:, j]), 1, len(levels) - 1) if len(levels) > 1 else None
-        if upper is None:
-            new[:, j] = levels[0]
+        if len(levels) == 1:
+            new[present, j] = levels[0]
             continue
+        values = new[present, j]
+        upper = np.clip(np.searchsorted(levels, values), 1, len(levels) - 1)
         lower_values, upper_values = levels[upper - 1], levels[upper]
-        new[:, j] = np.where(new[:, j] - lower_values <= upper_values - new[:, j], lower_values, upper_values)
+        new[present, j] = np.where(values - lower_values <= upper_values - values, lower_values, upper_values)
     return new

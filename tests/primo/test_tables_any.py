@@ -160,3 +160,60 @@ def test_reports_render_category_sets_and_the_missing_bin(table, regressor):
     assert term.missing_weight == X["dist_center_km"].isna().sum()
     built = report.build(pram, X, y, local_rows=1, measure_latency=False)
     assert term.missing_text() in built.to_markdown() and term.missing_text() in built.to_html()
+
+
+# --------------------------------------------------------------------------- distill, adjust, auto
+
+
+def _teacher(X):
+    """A black box reading text, booleans and missing values (known answer, so fidelity can be checked)."""
+    return (np.where(X["city"].astype(str) == "Paris", 500.0, 200.0) + np.where(X["garden"], 50.0, 0.0)
+            - X["dist_center_km"].fillna(40.0).to_numpy() * 3)
+
+
+@pytest.mark.parametrize("student", ["prdt", "pram"])
+def test_distill_from_a_table_with_text_and_missing_values(table, student):
+    from primo.distill import distill
+
+    X, y = table
+    params = {"prdt": {"ccp_alpha": 10.0},
+              "pram": {"max_rounds": 300, "outer_bags": 1, "interactions": 0, "n_jobs": 1}}[student]
+    model = distill(_teacher, X, student, y=y, augment="both", n_augment=300, search=False,
+                    student_params=params, random_state=0)
+    assert model.metadata_["distillation"]["fidelity"] > 0.9
+    if student == "prdt":
+        assert model.categories_ and "city" in str(model)
+
+
+def test_distill_search_runs_on_text_columns(table):
+    from primo.distill import distill
+
+    X, y = table
+    model = distill(_teacher, X, "prdt", n_trials=3, random_state=0)
+    assert model.predict(X.head(3)).shape == (3,)
+
+
+def test_adjust_on_text_and_missing_values(table, regressor, classifier):
+    import primo.adjust as adjust
+
+    X, y = table
+    with pytest.raises(ValueError, match="'city' is nominal"):
+        adjust.monotonize(regressor, ["city"], X_train=X, y_train=y)
+    rounded = adjust.monotonize(regressor, ["rooms"], X_train=X, y_train=y)
+    assert rounded.categories_ == regressor.categories_
+    split = next(n for n in range(regressor.tree_.node_count)
+                 if regressor.tree_.children_left[n] != -1 and regressor.tree_.feature[n] == 0)
+    moved = adjust.set_threshold(regressor, split, 0.5)
+    assert moved.metadata_["edits"][-1]["summary"].endswith(f" → {{{regressor.categories_[0][0]}}})")
+    row = X.iloc[[0]].assign(city="Oslo")
+    result = adjust.counterfactuals(classifier, row.iloc[0], "high", X, k=3)
+    assert (classifier.predict(result.neighbors[classifier.feature_names_]) == "high").all()
+
+
+def test_auto_selection_of_a_prdt_on_text_columns(table):
+    from primo import PrimoRegressor
+
+    X, y = table
+    auto = PrimoRegressor(families=("prdt",), n_trials=3, random_state=0).fit(X, y)
+    assert auto.best_estimator_.categories_
+    assert auto.predict(X.head(5)).shape == (5,)

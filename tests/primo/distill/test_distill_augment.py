@@ -48,11 +48,33 @@ def test_augment_on_binary_arrays_keeps_flags_and_is_seeded(ai_data):
     np.testing.assert_array_equal(first, second)
 
 
+def test_tables_with_text_categories_booleans_and_missing_values():
+    X = pd.DataFrame({
+        "op": pd.Series(["read", "write", "read", None] * 25, dtype="str"),
+        "disk": pd.Categorical(["a", "b", "c", "a"] * 25),
+        "sync": [True, False] * 50,
+        "size": np.where(np.arange(100) % 4 == 2, np.nan, np.linspace(1.5, 8.75, 100)),
+        "queue": [0, 1, 2, 3, 4] * 20,
+    })
+    for new in (perturb(X, 400, random_state=0), sample_marginals(X, 400, random_state=0)):
+        assert list(new.columns) == list(X.columns) and (new.dtypes == X.dtypes).all()
+        for column in ("op", "disk", "sync", "queue"):
+            assert set(new[column].dropna()) <= set(X[column].dropna())
+        assert new["size"].isna().any() and new["op"].isna().any()  # missing values are kept
+        assert new["size"].dropna().between(1.5, 8.75).all()
+    moved = perturb(X, 400, random_state=0)
+    assert not moved["size"].dropna().isin(X["size"]).all()  # numbers are moved, not only copied
+    # Arrays keep NaN too.
+    assert np.isnan(sample_marginals(np.array([[1.0, np.nan], [2.0, 3.0]]), 50, random_state=0)).any()
+
+
 def test_augmentation_errors_are_named():
-    with pytest.raises(ValueError, match="non-numeric columns"):
-        perturb(pd.DataFrame({"op": ["read", "write", "read"], "size": [1, 2, 3]}), 5)
-    with pytest.raises(ValueError, match="NaN"):
-        sample_marginals(np.array([[1.0, np.nan], [2.0, 3.0]]), 5)
+    with pytest.raises(ValueError, match="pass text columns in a DataFrame"):
+        perturb(np.array([["read", 1], ["write", 2]], dtype=object), 5)
+    with pytest.raises(ValueError, match="infinity"):
+        sample_marginals(np.array([[1.0, np.inf], [2.0, 3.0]]), 5)
+    with pytest.raises(ValueError, match="'when'.*dates or times"):
+        perturb(pd.DataFrame({"when": pd.date_range("2024-01-01", periods=3), "x": [1, 2, 3]}), 5)
     with pytest.raises(ValueError, match="quantile units"):
         perturb(np.eye(3), 5, scale=2.0)
     with pytest.raises(ValueError, match="method must be one of"):
