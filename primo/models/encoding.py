@@ -175,8 +175,11 @@ def encode_table(X: pd.DataFrame, vocabularies: dict[int, list[str]]) -> pd.Data
             codes = pd.Index(vocabularies[j], dtype=object).get_indexer(as_text(column)).astype(np.float64)
             codes[codes < 0] = np.nan  # missing, or a category the model never saw
             columns[name] = codes
-        elif kind == CATEGORICAL:
-            raise ValueError(f"column {name!r} holds text, but the model was fit on numbers in that column")
+        elif kind == CATEGORICAL:  # numbers stored as objects still read as numbers
+            try:
+                columns[name] = pd.to_numeric(column, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
+            except (TypeError, ValueError):
+                raise ValueError(f"column {name!r} holds text, but the model was fit on numbers in that column") from None
         else:
             columns[name] = column.to_numpy(dtype=np.float64, na_value=np.nan)
     return pd.DataFrame(columns, index=X.index, columns=X.columns)

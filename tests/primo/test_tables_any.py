@@ -121,6 +121,23 @@ def test_numeric_input_is_unchanged(table):
     assert ours.categories_ == {}
 
 
+def test_numeric_rules_print_as_scikit_learn_does():
+    from sklearn.datasets import load_diabetes
+    from sklearn.tree import export_text
+
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    tree = PrDTRegressor(ccp_alpha=50.0, random_state=0).fit(X, y)
+    assert tree.rules_text() == export_text(tree, feature_names=tree.feature_names_, decimals=4)
+
+
+def test_text_in_a_numeric_column_is_named(table, regressor):
+    X, _ = table
+    as_objects = X.assign(rooms=X["rooms"].astype(object))
+    np.testing.assert_array_equal(regressor.predict(as_objects), regressor.predict(X))
+    with pytest.raises(ValueError, match="'rooms' holds text"):
+        regressor.predict(X.assign(rooms="three"))
+
+
 def test_clone_and_array_input_with_codes(table, regressor):
     X, y = table
     clone(regressor).fit(X, y)
