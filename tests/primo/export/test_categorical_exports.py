@@ -129,3 +129,21 @@ def test_json_and_model_file_round_trip(case, tmp_path, check_rows):
     np.testing.assert_array_equal(rebuilt.predict(check_rows), expected)
     model.save(tmp_path / "house.primo")
     np.testing.assert_array_equal(primo.load(tmp_path / "house.primo").predict(check_rows), expected)
+
+
+def test_integer_c_keeps_categories_and_missing_exact(case, tmp_path, check_rows):
+    from primo.export.quantize import quantize
+
+    name, model, tables, rows, _ = case
+    integer = quantize(tables)
+    city = tables.feature_names.index("city")
+    assert integer.feature_scales[city] == 1  # codes are integers: no scaling, no rounding
+    header = to_c(model, name="house_int", integer=True, check_data=check_rows)
+    report = integer.compare(rows)
+    assert report.n_different_predictions == 0
+    out = c_outputs(header, tables, integer.scale_inputs(rows), tmp_path, name="house_int", integer=True)
+    if isinstance(tables, TreeTables):
+        np.testing.assert_array_equal(out[:, 0], tables.leaf_index[model.apply(check_rows)])
+        assert "unseen category: HOUSE_INT_MISSING (missing)" in header
+    else:
+        np.testing.assert_array_equal(out[:, 0], integer.decision_function(integer.scale_inputs(rows))[:, 0])
