@@ -26,12 +26,11 @@ Example
 """
 from __future__ import annotations
 
-import json
 from functools import partial
 
 import numpy as np
 
-from primo.export.codegen import comment_safe, float_literal, identifier, int_literal, join_wrapped, tree_branches
+from primo.export.codegen import comment_quoted, comment_safe, float_literal, identifier, int_literal, join_wrapped, tree_branches
 from primo.export.quantize import (
     DEFAULT_SCORE_SCALE,
     IntegerAdditive,
@@ -118,7 +117,7 @@ class _Writer:
         ]
         for j, feature in enumerate(tables.feature_names):
             scale = f"  (scale {int(self.quantized.feature_scales[j])})" if self.integer else ""
-            lines.append(f" *   x[{j}] {comment_safe(feature + scale + self.feature_note(j))}")
+            lines.append(f" *   x[{j}] {comment_safe(feature)}{scale}{self.feature_note(j)}")
         if tables.is_classifier:
             lines.append(" * Classes (index returned by *_predict -> label):")
             lines += [f" *   {i}: {comment_safe(label)}" for i, label in enumerate(tables.classes)]
@@ -147,7 +146,7 @@ class _Writer:
         if vocabulary is None:
             return ""
         # JSON quoting keeps commas, '=' and control characters in a category unambiguous.
-        listed = ", ".join(f"{code}={json.dumps(key, ensure_ascii=False)}" for code, key in enumerate(vocabulary))
+        listed = ", ".join(f"{code}={comment_quoted(key)}" for code, key in enumerate(vocabulary))
         if isinstance(self.tables, AdditiveTables):
             unseen = "-1"
         else:
@@ -183,6 +182,8 @@ class _TreeWriter(_Writer):
     def body(self) -> str:
         t, p, v = self.tables, self.prefix, self.value_type
         branches = tree_branches(t, self.condition, lambda leaf: f"return {leaf};")
+        if t.left[0] == -1:  # a single leaf reads no feature; -Wextra would flag the unused x
+            branches.insert(0, "    (void)x;")
         parts = [f"static inline int {p}_leaf(const {v} *x)\n{{\n" + "\n".join(branches) + "\n}"]
         if t.is_classifier:
             parts.insert(0, self.array("int", f"{p}_leaf_class", t.leaf_labels, literal=str))

@@ -1,6 +1,7 @@
 """Pieces shared by the source-code exporters (C, JavaScript, Python): names, literals, tree branches."""
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable
@@ -37,9 +38,55 @@ def int_literal(value: int, *, int64_min: str) -> str:
     return int64_min if value == INT_MISSING else str(value)
 
 
+def _escaped_char(character: str) -> str:
+    r"""JSON's ``\uXXXX`` escape of one character (a surrogate pair above U+FFFF)."""
+    code = ord(character)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
 def comment_safe(text: str) -> str:
-    """Text that cannot end a C/JS block comment or contain control characters."""
-    return re.sub(r"[\x00-\x1f]", " ", str(text)).replace("*/", "* /")
+    r"""``text`` as printable ASCII that is inert in a C, JavaScript or Lua comment.
+
+    Non-ASCII and control characters (newlines, NUL, U+2028/U+2029 — JavaScript line terminators)
+    become JSON ``\uXXXX`` escapes, and so does ``\`` (a C line ending in one joins the next line),
+    so nothing ends a line comment; the ``/`` of ``*/`` and ``/*`` and the first ``?`` of ``??`` (C
+    trigraphs such as ``??/``) are escaped too, so nothing ends a block comment, nests one, or turns
+    into a backslash. The text reads back with JSON's escape rules (see :func:`comment_quoted`).
+
+    Example
+    -------
+    >>> print(comment_safe("a */ b\u2028c ??/"))
+    a *\u002f b\u2028c \u003f?/
+    """
+    escaped = "".join(c if " " <= c <= "~" and c != "\\" else _escaped_char(c) for c in str(text))
+    escaped = escaped.replace("*/", "*\\u002f").replace("/*", "\\u002f*")
+    return re.sub(r"\?(?=\?)", r"\\u003f", escaped)
+
+
+def comment_quoted(text: str) -> str:
+    r"""``text`` as a double-quoted JSON string that is also inert in a C/JavaScript/Lua comment.
+
+    Example
+    -------
+    >>> print(comment_quoted('say "hi" */'))
+    "say \"hi\" *\u002f"
+    """
+    return '"' + comment_safe(text).replace('"', '\\"') + '"'
+
+
+def json_literal(value) -> str:
+    r"""``value`` as JSON that is also a valid JavaScript expression (ASCII only, so U+2028/U+2029 are
+    escaped, and ``</`` written ``<\/``): how every exporter emits names and labels as data.
+
+    Example
+    -------
+    >>> print(json_literal(["x\u2028y", "</script>", 1.5]))
+    ["x\u2028y", "<\/script>", 1.5]
+    """
+    return json.dumps(value, ensure_ascii=True, allow_nan=False).replace("</", "<\\/")
 
 
 def join_wrapped(items: list[str], *, indent: str = "    ", width: int = 100) -> str:

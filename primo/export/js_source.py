@@ -20,12 +20,11 @@ Example
 """
 from __future__ import annotations
 
-import json
 from functools import partial
 
 import numpy as np
 
-from primo.export.codegen import comment_safe, float_literal, join_wrapped, tree_branches
+from primo.export.codegen import comment_safe, float_literal, join_wrapped, json_literal, tree_branches
 from primo.export.tables import AdditiveTables, TreeTables, model_tables
 
 _float = partial(float_literal, infinity="Infinity")
@@ -44,10 +43,10 @@ def to_js(model) -> str:
     header = [
         f"// {type(model).__name__} exported by primo {__version__} (primo.export.to_js). No dependencies.",
         "// Input: one row x, an array in feature order; NaN, null or undefined = missing.",
-        f"export const featureNames = {json.dumps(tables.feature_names)};",
+        f"export const featureNames = {json_literal(tables.feature_names)};",
     ]
     if tables.is_classifier:
-        header.append(f"export const classes = {json.dumps(_labels(tables.classes))};")
+        header.append(f"export const classes = {json_literal(_labels(tables.classes))};")
     body = _tree_body(tables) if isinstance(tables, TreeTables) else _additive_body(tables)
     return "\n".join(header) + "\n\n" + body + "\n"
 
@@ -66,7 +65,7 @@ def _row_function(vocabularies: dict[int, list[str]], unseen: str) -> list[str]:
     codes = {str(j): {key: code for code, key in enumerate(vocab)} for j, vocab in vocabularies.items()}
     return [
         # JSON.parse, not an object literal: a category named "__proto__" must stay an ordinary key.
-        f"export const categoryCodes = JSON.parse({json.dumps(json.dumps(codes))});",
+        f"export const categoryCodes = JSON.parse({json_literal(json_literal(codes))});",
         "function row(x) {\n  const out = new Float64Array(featureNames.length);\n"
         "  for (let j = 0; j < out.length; j++) {\n    const v = x[j];\n"
         "    if (v === null || v === undefined) out[j] = NaN;\n"

@@ -28,12 +28,11 @@ Example
 """
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from primo.export.codegen import json_literal
 from primo.export.tables import AdditiveTables, Binning, TreeTables, model_tables
 
 OPSET = 21
@@ -112,7 +111,7 @@ def to_onnx(model, *, name: str = "primo_model") -> onnx.ModelProto:
     )
     if tables.vocabularies:
         helper.set_model_props(onnx_model, {
-            "primo.vocabularies": json.dumps({tables.feature_names[j]: v for j, v in tables.vocabularies.items()}),
+            "primo.vocabularies": json_literal({tables.feature_names[j]: v for j, v in tables.vocabularies.items()}),
             "primo.unseen_category": "NaN" if isinstance(tables, TreeTables) else "-1",
         })
     onnx.checker.check_model(onnx_model)
