@@ -1,0 +1,47 @@
+"""A real NASA iPSC window with a small Workload Estimate Model, and a lua5.1 stand-in for slurmctld."""
+import shutil
+import subprocess
+import warnings
+
+import pytest
+
+from adapters.scheduler import primo_models
+from adapters.scheduler.slurm import replay
+
+LUA = shutil.which("lua5.1")
+
+# slurmctld's side of job_submit/lua, enough for the plugin: the slurm table and one call per job.
+FAKE_SLURMCTLD = """\
+slurm = {SUCCESS = 0, ERROR = -1, NICE_OFFSET = 2147483648}
+function slurm.log_info(fmt, ...) io.write("INFO ", string.format(fmt, ...), "\\n") end
+function slurm.log_error(fmt, ...) io.write("ERROR ", string.format(fmt, ...), "\\n") end
+local dir = arg[1]
+dofile(dir .. "/job_submit.lua")
+for _, event in ipairs(dofile(dir .. "/events.lua")) do
+  if event.complete then
+    local f = io.open(dir .. "/" .. event.file, "a"); f:write(event.complete, "\\n"); f:close()
+  else
+    local rc = slurm_job_submit(event, {}, 0)
+    io.write("RESULT ", tostring(rc), " ", tostring(event.nice), "\\n")
+  end
+end
+"""
+
+
+def run_fake_slurmctld(directory) -> list[str]:
+    """Run the plugin in ``directory`` over ``events.lua`` with lua5.1; the printed lines."""
+    (directory / "fake_slurmctld.lua").write_text(FAKE_SLURMCTLD)
+    done = subprocess.run([LUA, str(directory / "fake_slurmctld.lua"), str(directory)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+@pytest.fixture(scope="session")
+def nasa_window(data_dir):
+    """The replay's NASA window (30 jobs) with a quickly trained model."""
+    settings = replay.ReplaySettings(n_jobs=120, replay_seconds=15.0,
+                                     budget=primo_models.Budget(n_trials=2, max_rounds=60, outer_bags=1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return replay.prepare(replay.load_log(data_dir, "nasa"), "nasa", settings), settings
