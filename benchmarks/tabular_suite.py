@@ -373,8 +373,10 @@ def summarise(task: str, n_rows: int, n_folds: int, contenders: dict) -> dict:
             for key in ("mae", "rmse", "r2", "log_loss", "accuracy", "f1_macro", "ece", "fit_s"):
                 if key in done[0]:
                     entry[key] = float(np.mean([r[key] for r in done]))
+            # Auto selection may pick a tree on one fold and an additive model on another: pieces are
+            # comparable across families, leaves and terms only where every fold has them.
             for key in ("pieces", "terms", "pair_terms", "leaves"):
-                if key in done[0]["size"]:
+                if all(key in r["size"] for r in done):
                     entry[key] = float(np.median([r["size"][key] for r in done]))
             families = [r["size"]["family"] for r in done if "family" in r["size"]]
             if families:

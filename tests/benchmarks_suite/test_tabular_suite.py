@@ -104,3 +104,42 @@ def test_quick_run_records_results_crashes_and_its_readme_section(suite, tmp_pat
     # A second run replaces the section instead of appending another.
     assert suite.script.main(args[:-4] + ["--json", str(out), "--readme", str(readme)]) == 0
     assert readme.read_text().count("## Tabular suite") == 1
+
+
+def test_summary_targets_with_auto_changing_family_between_folds(suite):
+    def fold(index, mae, fit_s, **size):
+        return {"fold": index, "mae": mae, "rmse": mae, "r2": 0.5, "fit_s": fit_s, "size": size}
+
+    contenders = {
+        # Auto picks an additive model on fold 0 and a tree on fold 1.
+        "primo_auto": [fold(0, 10.0, 2.0, pieces=100, terms=5, pair_terms=0, family="pram"),
+                       fold(1, 10.2, 4.0, pieces=20, leaves=20, family="prdt")],
+        "ebm": [fold(0, 10.0, 10.0, pieces=1000, terms=20, pair_terms=10),
+                fold(1, 10.0, 10.0, pieces=1200, terms=20, pair_terms=10)],
+        "prdt": [fold(0, 12.0, 0.1, pieces=50, leaves=50), fold(1, 12.0, 0.1, pieces=50, leaves=50)],
+        "pram": [fold(0, 10.0, 1.0, pieces=300, terms=8, pair_terms=2),
+                 {"fold": 1, "crash": {"type": "ValueError", "message": "x", "where": ""}}],
+    }
+    summary = suite.script.summarise("regression", n_rows=100, n_folds=2, contenders=contenders)
+    auto = summary["contenders"]["primo_auto"]
+    assert auto["pieces"] == 60 and "terms" not in auto and "leaves" not in auto
+    assert auto["families"] == {"pram": 1, "prdt": 1} and auto["mae"] == pytest.approx(10.1)
+    vs_ebm = summary["targets"]["auto_vs_ebm"]
+    assert vs_ebm["relative_loss"] == pytest.approx(0.01) and vs_ebm["size_ratio"] == pytest.approx(1100 / 60)
+    assert vs_ebm["pass"]
+    # PrAM crashed on a fold, so "the better default" is not defined: no selection verdict.
+    assert summary["contenders"]["pram"]["crash"]["type"] == "ValueError"
+    assert "selection_vs_defaults" not in summary["targets"]
+
+    contenders["pram"][1] = fold(1, 10.0, 1.0, pieces=300, terms=8, pair_terms=2)
+    selection = suite.script.summarise("regression", 100, 2, contenders)["targets"]["selection_vs_defaults"]
+    assert selection["better_default"] == "pram" and selection["mean_difference"] == pytest.approx(0.1)
+    low, high = selection["interval_95"]
+    assert low < 0.1 < high and selection["pass"] == (low <= 0)
+
+
+def test_paired_interval_is_wider_than_the_plain_t_interval(suite):
+    d = np.array([0.1, 0.3, 0.2, 0.25, 0.15])
+    mean, low, high = suite.script.paired_interval(d, n_train=80, n_test=20)
+    plain = 2.776 * d.std(ddof=1) / np.sqrt(5)  # t(0.975, 4) × standard error
+    assert mean == pytest.approx(0.2) and (high - low) / 2 > plain
