@@ -19,8 +19,10 @@ the statistic is the (weighted) mean target; for binary classification the rate 
 (``classes_[1]``). For both, Breiman et al. (CART, 1984, §9.4) show that the best subset split for
 squared error / Gini is one of the splits of this order, so nothing is lost. For multiclass targets no
 single order is exact; Primo uses the rate of the class whose rate varies most across categories
-(largest weighted variance), a heuristic that keeps the most informative class separable. Ties are
-broken by the category text, so the encoding is deterministic.
+(largest weighted variance), a heuristic that keeps the most informative class separable. Several
+regression outputs are handled the same way (the output whose mean varies most); PrDT orders for the
+first output of a multi-output classifier. Ties are broken by the category text, so the encoding is
+deterministic.
 
 Example
 -------

@@ -40,8 +40,13 @@ class _PrDTMixin(PrimoModelMixin):
             X = X.copy()
         vocabularies = {}
         if needs_encoding(X):
-            classes = np.unique(target) if is_classifier(self) else None
-            vocabularies = fit_vocabularies(X, target, sample_weight=sample_weight, classes=classes)
+            if is_classifier(self):
+                # Several outputs: the categories are ordered for the first one (the others may need
+                # more than one split to separate a subset).
+                labels = target if target.ndim == 1 else target[:, 0]
+                vocabularies = fit_vocabularies(X, labels, sample_weight=sample_weight, classes=np.unique(labels))
+            else:
+                vocabularies = fit_vocabularies(X, target, sample_weight=sample_weight)
             X = encode_table(X, vocabularies)
         super().fit(X, y, sample_weight=sample_weight, check_input=check_input)
         self.categories_ = vocabularies
@@ -149,10 +154,13 @@ class _PrDTMixin(PrimoModelMixin):
         return "\n".join(lines) + "\n"
 
     def _leaf_text(self, node: int) -> str:
-        value = self.tree_.value[node, 0]
-        if is_classifier(self):
-            return f"class: {self.classes_[int(np.argmax(value))]}"
-        return f"value: [{value[0]:.4f}]"
+        value = self.tree_.value[node]  # (n_outputs, n_classes or 1)
+        if not is_classifier(self):
+            return f"value: [{', '.join(f'{v:.4f}' for v in value[:, 0])}]"
+        if self.n_outputs_ == 1:
+            return f"class: {self.classes_[int(np.argmax(value[0]))]}"
+        labels = [classes[int(np.argmax(value[k, :len(classes)]))] for k, classes in enumerate(self.classes_)]
+        return f"class: [{', '.join(str(label) for label in labels)}]"
 
     # -- model files: the scikit-learn Tree is rebuilt from its node arrays, no pickle.
     def _get_state(self) -> dict:

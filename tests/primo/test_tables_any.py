@@ -127,7 +127,22 @@ def test_numeric_rules_print_as_scikit_learn_does():
 
     X, y = load_diabetes(return_X_y=True, as_frame=True)
     tree = PrDTRegressor(ccp_alpha=50.0, random_state=0).fit(X, y)
-    assert tree.rules_text() == export_text(tree, feature_names=tree.feature_names_, decimals=4)
+    assert tree.rules_text() == export_text(tree, feature_names=tree.feature_names_, decimals=4, max_depth=64)
+
+
+def test_several_outputs(table):
+    from sklearn.tree import export_text
+
+    X, y = table
+    numbers = X[["dist_center_km", "rooms"]].fillna(0.0)
+    targets = np.column_stack([y, -2 * y])
+    tree = PrDTRegressor(ccp_alpha=200.0).fit(numbers, targets)
+    assert tree.rules_text() == export_text(tree, feature_names=tree.feature_names_, decimals=4, max_depth=64)
+    assert PrDTRegressor(ccp_alpha=200.0).fit(X, targets).predict(X.head(2)).shape == (2, 2)
+    labels = np.column_stack([np.where(y > 300, "high", "low"), np.where(y > 200, "yes", "no")])
+    classifier = PrDTClassifier(ccp_alpha=0.01).fit(X, labels)
+    assert classifier.predict(X.head(2)).shape == (2, 2)
+    assert "class: [" in str(classifier)
 
 
 def test_text_in_a_numeric_column_is_named(table, regressor):
