@@ -64,10 +64,18 @@ class TreeNode:
 
     @property
     def condition(self) -> str | None:
-        """The test that sends rows left, e.g. ``"feature <= threshold"`` (None at a leaf)."""
+        """The test that sends rows left ("yes"), e.g. ``"feature <= threshold"`` (None at a leaf).
+
+        When missing values are known to take the right branch, it ends in ``(missing → no)``; when
+        they take the left one, the left condition already ends in ``(or missing)``.
+        """
         if self.is_leaf:
             return None
-        return self.left_condition or f"{self.feature} <= {self.threshold:.6g}"
+        if self.left_condition is None:
+            return f"{self.feature} <= {self.threshold:.6g}"
+        if (self.right_condition or "").endswith(" (or missing)"):
+            return f"{self.left_condition} (missing → no)"
+        return self.left_condition
 
 
 @dataclass(frozen=True)
