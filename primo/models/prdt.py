@@ -54,8 +54,18 @@ class _PrDTMixin(PrimoModelMixin):
         self.metadata_ = {}
         return self
 
-    def _prediction_rows(self, X):
-        """X as scikit-learn's tree reads it: categories as codes (unseen ones missing), booleans as 0/1."""
+    def encode_rows(self, X):
+        """X as the fitted ``tree_`` reads it: text categories as codes (unseen ones NaN), booleans as 0/1.
+
+        Numeric input is returned untouched. Useful to encode validation rows once and then walk
+        ``tree_`` directly (e.g. ``tree_.apply(np.asarray(model.encode_rows(X), dtype=np.float32))``).
+
+        Example
+        -------
+        >>> tree = PrDTRegressor().fit(pd.DataFrame({"city": ["Lyon", "Paris"]}), [1.0, 2.0])
+        >>> tree.encode_rows(pd.DataFrame({"city": ["Paris", "Oslo"]}))["city"].tolist()
+        [1.0, nan]
+        """
         vocabularies = getattr(self, "categories_", {})
         if not vocabularies and not needs_encoding(X):
             return X  # numeric input goes to scikit-learn untouched
@@ -68,15 +78,15 @@ class _PrDTMixin(PrimoModelMixin):
 
     def predict(self, X, check_input=True):
         """Predicted class or value of each row (X as at fit: array, or DataFrame with text/category columns)."""
-        return super().predict(self._prediction_rows(X), check_input=check_input)
+        return super().predict(self.encode_rows(X), check_input=check_input)
 
     def apply(self, X, check_input=True):
         """Index of the leaf (node id in ``tree_``) each row reaches."""
-        return super().apply(self._prediction_rows(X), check_input=check_input)
+        return super().apply(self.encode_rows(X), check_input=check_input)
 
     def decision_path(self, X, check_input=True):
         """Sparse indicator of the nodes each row visits."""
-        return super().decision_path(self._prediction_rows(X), check_input=check_input)
+        return super().decision_path(self.encode_rows(X), check_input=check_input)
 
     @property
     def n_leaves_(self) -> int:
@@ -248,7 +258,7 @@ class PrDTClassifier(_PrDTMixin, DecisionTreeClassifier):
 
     def predict_proba(self, X, check_input=True):
         """Class probabilities of each row, in the order of ``classes_``."""
-        return super().predict_proba(self._prediction_rows(X), check_input=check_input)
+        return super().predict_proba(self.encode_rows(X), check_input=check_input)
 
 
 class PrDTRegressor(_PrDTMixin, DecisionTreeRegressor):
