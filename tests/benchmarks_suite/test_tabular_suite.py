@@ -51,16 +51,29 @@ def test_unknown_table_is_named(suite):
 def test_additive_pieces_merge_equal_bins_and_count_missing_scores(suite):
     # Main term: missing bin 0.5, interior [1, 1, 2, 2, 3] (3 segments), unknown bin 0 → 4 pieces.
     main = np.array([0.5, 1, 1, 2, 2, 3, 0.0])
-    # Pair term, interior 2 × 3: rows [1 1 2] (2 runs) and [4 4 4] (1 run); missing cells all zero → 3.
+    # Pair term, interior 2 × 3: rows [1 1 2] and [4 4 4] differ (2 runs); columns (1,4) (1,4) (2,4)
+    # give 2 runs → a 2 × 2 heatmap; missing cells all zero → 4 pieces.
     pair = np.zeros((4, 5))
     pair[1, 1:4] = [1, 1, 2]
     pair[2, 1:4] = [4, 4, 4]
-    ebm = types.SimpleNamespace(term_features_=[(0,), (0, 1)], term_scores_=[main, pair])
-    assert suite.script.additive_pieces(ebm) == {"pieces": 7, "terms": 2, "pair_terms": 1}
+    empty = np.zeros(7)  # an all-zero term counts nothing
+    ebm = types.SimpleNamespace(term_features_=[(0,), (0, 1), (1,)], term_scores_=[main, pair, empty])
+    assert suite.script.additive_pieces(ebm) == {"pieces": 8, "terms": 3, "pair_terms": 1}
     # Multiclass: a bin differs from its neighbour when any class score differs.
     multi = np.array([[0, 0], [1, 1], [1, 2], [1, 2], [0, 0]], dtype=float)
     ebm = types.SimpleNamespace(term_features_=[(0,)], term_scores_=[multi])
     assert suite.script.additive_pieces(ebm)["pieces"] == 2
+
+
+def test_additive_pieces_agree_with_primo_size(suite):
+    import primo
+
+    if not hasattr(primo.PrAMRegressor, "size_"):
+        pytest.skip("this Primo has no PrAM.size_ to compare with")
+    table = suite.tables.load_table("cars_mpg")
+    model = primo.PrAMRegressor(max_rounds=50, outer_bags=1, interactions=2).fit(table.X, table.y)
+    assert suite.script.additive_pieces(model.ebm_)["pieces"] == model.size_
+    assert suite.script.model_size(model)["primo_size_"] == model.size_
 
 
 def test_expected_calibration_error(suite):
