@@ -167,7 +167,7 @@ def _decode(value: Any, arrays: dict[str, np.ndarray]) -> Any:
             raise ModelFileError(f"model file refers to a missing array {payload!r}")
         return arrays[payload]
     if kind == "__float__":
-        if payload not in _FLOAT_NAMES:
+        if not isinstance(payload, str) or payload not in _FLOAT_NAMES:
             raise ModelFileError(f"{payload!r} is not one of the special floats {sorted(_FLOAT_NAMES)}")
         return _FLOAT_NAMES[payload]
     if not isinstance(payload, (list, dict)):

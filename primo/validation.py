@@ -169,7 +169,8 @@ def parse_npy(data: bytes, where: str) -> np.ndarray:
             raise ModelFileError(f"{where}: unsupported .npy version {version}")
     except ModelFileError:
         raise
-    except (ValueError, SyntaxError, TypeError, EOFError, UnicodeDecodeError, OverflowError, MemoryError) as exc:
+    except Exception as exc:  # noqa: BLE001 - numpy parses the header with tokenize + ast.literal_eval,
+        # which raise ValueError, SyntaxError, TokenError, RecursionError... on hostile text
         raise ModelFileError(f"{where}: bad .npy header ({type(exc).__name__}: {str(exc)[:200]})") from None
     if dtype.hasobject:
         raise ModelFileError(f"{where}: object arrays are not allowed in model files")
@@ -410,10 +411,12 @@ def validate_tree_state(state, *, classifier: bool) -> None:
         _check_categories(state["categories_"], n_features, nodes)
     if "features_missing_in_fit_" in state:
         missing = state["features_missing_in_fit_"]
-        if not isinstance(missing, list) or len(set(missing)) != len(missing):
-            _fail("state.features_missing_in_fit_", "expected a list of distinct feature indices")
+        if not isinstance(missing, list):
+            _fail("state.features_missing_in_fit_", "expected a list of feature indices")
         for j in missing:
             _int(j, "state.features_missing_in_fit_", 0, n_features - 1)
+        if len(set(missing)) != len(missing):
+            _fail("state.features_missing_in_fit_", "a feature is listed twice")
 
 
 def _check_tree_classes(state: dict, n_classes: np.ndarray, n_outputs: int) -> None:

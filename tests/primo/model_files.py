@@ -1,5 +1,6 @@
 """Model files to attack: small PrDT/PrAM models fit on Clara-MS (with a text column and an edit log),
 and helpers that take a saved file apart and put a changed one back together."""
+import copy
 import io
 import json
 import zipfile
@@ -79,3 +80,147 @@ def member_of(document: dict, *keys) -> str:
 
 def load_member(members: dict[str, bytes], name: str) -> np.ndarray:
     return np.load(io.BytesIO(members[name]), allow_pickle=False)
+
+
+# --------------------------------------------------------------------------- mutations (fuzzing)
+
+MUTATION_KINDS = ("bytes", "truncate", "member_bytes", "json_value", "json_structure", "array")
+
+# Values a careless or hostile writer might put anywhere in primo.json.
+_NASTY_VALUES = [
+    None, True, False, 0, -1, 1, 2, 7, -2, 50_000_000, 10_000_000, 2 ** 31, 2 ** 63, -(2 ** 63), 10 ** 30,
+    0.5, -0.0, 1e308, -1e308, 1e-320, "", "x", "nan", "inf", "identity", "mlogit", "__array__", "continuous",
+    [], [0], [[0, 1]], [None], {}, {"a": 1}, {"__tuple__": [57]}, {"__tuple__": [0, 0]}, {"__float__": "nan"},
+    {"__float__": "inf"}, {"__array__": "0"}, {"__array__": "999"}, {"__dict__": [[1, 2]]}, {"__dict__": [[[1], 2]]},
+    {"__object_array__": ["a"], "shape": [3], "kind": "O"}, {"__list__": [1, 2], "dtype": "<f8", "shape": [2]},
+    {"__list__": [1], "dtype": "O", "shape": [1]}, {"__records__": {}, "dtype": []},
+]
+
+
+def _pick(rng, options):
+    """One of ``options`` (``rng.choice`` would turn mixed lists into NumPy arrays)."""
+    return options[int(rng.integers(len(options)))]
+
+
+def _json_paths(value, path=()):
+    """Every (container path, key) in a JSON tree, leaves and containers alike."""
+    found = []
+    if isinstance(value, dict):
+        for key, child in value.items():
+            found.append(path + (key,))
+            found += _json_paths(child, path + (key,))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            found.append(path + (index,))
+            found += _json_paths(child, path + (index,))
+    return found
+
+
+def _get(tree, path):
+    for key in path:
+        tree = tree[key]
+    return tree
+
+
+def _nearby(value, rng):
+    """A value related to ``value``: numbers nudged or blown up, strings and containers bent."""
+    if isinstance(value, bool) or value is None:
+        return _pick(rng, _NASTY_VALUES)
+    if isinstance(value, int):
+        return int(_pick(rng, [value + 1, value - 1, -value, value * 1_000_003, 0, -1, 2 ** 40]))
+    if isinstance(value, float):
+        return float(_pick(rng, [value * 2, -value, value + 1e-9, 1e300, 0.0]))
+    if isinstance(value, str):
+        return _pick(rng, [value + "x", value[:-1], value.upper(), "", "feature_0000", value * 2])
+    if isinstance(value, list):
+        return _pick(rng, [value[:-1], value + value[-1:], value[::-1], [value], []])
+    if isinstance(value, dict):
+        keys = list(value)
+        return {k: value[k] for k in keys[:-1]} if keys else {"x": 1}
+    return _pick(rng, _NASTY_VALUES)
+
+
+def _mutate_json(document: dict, rng, structural: bool) -> dict:
+    paths = _json_paths(document)
+    path = paths[rng.integers(len(paths))]
+    parent, key = _get(document, path[:-1]), path[-1]
+    if not structural:
+        parent[key] = _nearby(parent[key], rng) if rng.random() < 0.6 else _pick(rng, _NASTY_VALUES)
+        return document
+    action = rng.integers(4)
+    if action == 0:  # delete
+        del parent[key]
+    elif action == 1:  # nest deeper
+        parent[key] = [[[[parent[key]]]]] if rng.random() < 0.5 else {"__tuple__": [parent[key]]}
+    elif action == 2 and isinstance(parent, dict):  # unexpected key next to it
+        parent[_pick(rng, ["extra_", "__array__", "predict", "__class__", "tree_"])] = parent[key]
+    else:  # copy a value from elsewhere (not from an ancestor: that would make a cycle)
+        other = paths[rng.integers(len(paths))]
+        if path[:len(other)] == other:
+            del parent[key]
+        else:
+            parent[key] = copy.deepcopy(_get(document, other))
+    return document
+
+
+def _mutate_array(array: np.ndarray, rng) -> np.ndarray:
+    """Bent copies of an array: elements, shape or dtype changed (structured node arrays field-wise)."""
+    array = array.copy()
+    action = rng.integers(6)
+    if array.size and action <= 2:
+        flat = array.reshape(-1)
+        index = rng.integers(flat.size)
+        if array.dtype.names:
+            field = array.dtype.names[rng.integers(len(array.dtype.names))]
+            choices = [-1, -2, 0, 1, len(array), len(array) - 1, 50_000_000, index] if flat[field].dtype.kind in "iu" \
+                else [np.nan, np.inf, -np.inf, 1e300, -2.0]
+            flat[field][index] = _pick(rng, choices) if flat[field].dtype.kind != "u" else rng.integers(256)
+        elif array.dtype.kind == "f":
+            flat[index] = _pick(rng, [np.nan, np.inf, -np.inf, 1e300, -flat[index], 0.0])
+        elif array.dtype.kind in "iu":
+            flat[index] = _pick(rng, [0, 1, 2, 127]) if array.dtype.kind == "u" else _pick(rng, [-1, 10_000_000, 0])
+        return array
+    if action == 3:  # shape
+        return _pick(rng, [array.reshape(-1), array[:-1], np.concatenate([array, array[:1]]) if array.size else array,
+                           array[..., None], array.T.copy()])
+    if action == 4 and not array.dtype.names:  # dtype
+        return array.astype(_pick(rng, [np.float32, np.int32, np.int64, np.uint8, "<U3", ">f8"]))
+    if array.dtype.names:  # structured → plain, or fields dropped
+        names = list(array.dtype.names)
+        return array[names[:-1]].copy() if rng.random() < 0.5 else np.zeros(len(array))
+    return np.zeros((0,) + array.shape[1:], dtype=array.dtype)
+
+
+def mutated_file(source_bytes: bytes, kind: str, seed: int) -> bytes:
+    """The bytes of a model file after one seeded mutation of ``kind`` (see ``MUTATION_KINDS``)."""
+    rng = np.random.default_rng(seed)
+    if kind == "bytes":
+        data = bytearray(source_bytes)
+        for _ in range(rng.integers(1, 9)):
+            data[rng.integers(len(data))] = rng.integers(256)
+        return bytes(data)
+    if kind == "truncate":
+        return source_bytes[: rng.integers(len(source_bytes))]
+    with zipfile.ZipFile(io.BytesIO(source_bytes)) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    if kind == "member_bytes":
+        name = sorted(members)[rng.integers(len(members))]
+        data = bytearray(members[name])
+        for _ in range(rng.integers(1, 5)):
+            if data:
+                data[rng.integers(len(data))] = rng.integers(256)
+        members[name] = bytes(data)
+    elif kind in ("json_value", "json_structure"):
+        document = json.loads(members["primo.json"])
+        members["primo.json"] = json.dumps(_mutate_json(document, rng, kind == "json_structure")).encode()
+    elif kind == "array":
+        names = sorted(n for n in members if n.endswith(".npy"))
+        name = names[rng.integers(len(names))]
+        members[name] = npy_bytes(_mutate_array(np.load(io.BytesIO(members[name]), allow_pickle=False), rng))
+    else:
+        raise ValueError(f"unknown mutation kind {kind!r}")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, payload in members.items():
+            archive.writestr(name, payload)
+    return buffer.getvalue()
