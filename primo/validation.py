@@ -265,7 +265,7 @@ def _labels(value, where: str, *, min_count: int) -> np.ndarray:
         _fail(where, f"{len(labels)} classes (at least {min_count} needed)")
     items = labels.tolist()
     for item in items:
-        if isinstance(item, bool) or not isinstance(item, (str, int, float)):
+        if not isinstance(item, (str, int, float)):  # bool is an int
             _fail(where, f"label of type {_type_name(item)}")
         if isinstance(item, float) and not math.isfinite(item):
             _fail(where, "a label is NaN or infinite")
