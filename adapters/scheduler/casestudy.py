@@ -25,6 +25,7 @@ import argparse
 import json
 import logging
 import math
+import sys
 import time
 import warnings
 from dataclasses import asdict, dataclass
@@ -300,7 +301,13 @@ def render_readme(results: dict, out: Path | None = None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command-line entry point (``primo casestudy scheduler``)."""
+    """Command-line entry point (``primo casestudy scheduler``; ``--slurm``/``--slurm-setup DIR``: real Slurm,
+    :mod:`adapters.scheduler.slurm.replay`)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if any(arg == "--slurm" or arg.startswith("--slurm-setup") for arg in argv):
+        from adapters.scheduler.slurm.replay import main as slurm_main
+
+        return slurm_main(argv)
     parser = argparse.ArgumentParser(prog="primo casestudy scheduler", description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", default=None, help="shared data directory (default: $PRIMO_DATA_DIR or ../shared/data)")
     parser.add_argument("--out", default="reports/scheduler", help="output directory (default: reports/scheduler)")
