@@ -131,3 +131,33 @@ def test_utc_offsets_follow_daylight_saving():
     assert [o for _, o in offsets] == [-7 * 3600.0, -8 * 3600.0]
     change = epoch + pd.Timedelta(seconds=offsets[1][0])
     assert change.tz_convert("UTC") == pd.Timestamp("1993-10-31 09:00:00", tz="UTC")
+
+
+def test_setup_writes_a_plugin_for_a_live_cluster(data_dir, tmp_path):
+    """--slurm-setup: model from the cluster's own log; owners and names are identities, the wall clock the time."""
+    import gzip
+
+    from adapters.scheduler import primo_models
+
+    lines = gzip.open(data_dir / replay.LOGS["nasa"], "rt").read().splitlines()
+    header = [line for line in lines if line.startswith(";")]
+    jobs = [line for line in lines if not line.startswith(";")][:1500]
+    log = tmp_path / "cluster.swf"
+    log.write_text("\n".join(header + jobs) + "\n")
+    settings = replay.ReplaySettings(budget=primo_models.Budget(n_trials=2, max_rounds=60, outer_bags=1))
+    written = replay.setup(tmp_path / "etc", log, settings=settings)
+    assert sorted(written) == [plugin.PLUGIN_FILE, plugin.CONTEXT_FILE, plugin.MODEL_FILE]
+    record = ("JobId=7 UserId=31(1000) GroupId=g(1000) Name=28 JobState=COMPLETED Partition=gpu TimeLimit=UNLIMITED "
+              "StartTime=2026-11-24T08:00:00 EndTime=2026-11-24T08:00:10 NodeList=n1 NodeCnt=1 ProcCnt=2 WorkDir=/ "
+              "ReservationName= Tres=cpu=2 Account= QOS= WcKey= Cluster=c SubmitTime=2026-11-24T08:00:00 "
+              "EligibleTime=2026-11-24T08:00:00 DerivedExitCode=0:0 ExitCode=0:0 ")
+    (tmp_path / "etc" / "events.lua").write_text(
+        "return {\n{name = '28', user_name = '31', num_tasks = 1, cpus_per_task = 2},\n"
+        f"{{complete = {lua_string(record)}, file = {lua_string(plugin.JOBCOMP_FILE)}}},\n"
+        "{name = '28', user_name = '31', num_tasks = 1, cpus_per_task = 2}\n}\n")
+    out = run_fake_slurmctld(tmp_path / "etc")
+    assert not [line for line in out if line.startswith("ERROR")]
+    logged = [re.search(r"P_R=(\S+) .* nice=(\d+)", line) for line in out if line.startswith("INFO primo:")]
+    assert len(logged) == 2
+    # the second submission's rolling estimate includes the 10-second run the record reports
+    assert float(logged[1][1]) != float(logged[0][1])

@@ -1,6 +1,7 @@
 """Real Slurm (munge + slurmctld + 2 slurmd on 127.0.0.1): a 30-job replay with the QSSF plugin, the
 plugin's fallback when its model file is broken, and nothing left running afterwards (also on Ctrl-C)."""
 import dataclasses
+import json
 import shutil
 import time
 
@@ -126,3 +127,19 @@ def test_paired_interval_contains_the_mean():
 def test_ranking_marks_ties():
     assert replay.ranking({"fifo": {"avg_jct_h": 1.0}, "qssf_primo": {"avg_jct_h": 1.0},
                            "sjf_oracle": {"avg_jct_h": 0.5}}) == "sjf_oracle < fifo = qssf_primo"
+
+
+@needs_slurm
+@pytest.mark.slow
+def test_quick_report_end_to_end(data_dir, tmp_path):
+    """``primo casestudy scheduler --slurm --quick``: 30 NASA jobs, three policies in Slurm and the simulator (~2.5 min)."""
+    from adapters.scheduler.casestudy import main
+
+    assert main(["--slurm", "--quick", "--logs", "nasa", "--data-dir", str(data_dir), "--out", str(tmp_path)]) == 0
+    results = json.loads((tmp_path / "results.json").read_text())
+    (log,) = results["logs"]
+    assert all(log["slurm_states"][p] == {"COMPLETED": 30} for p in replay.POLICIES)
+    assert set(log["ranking"]) == set(replay.VIEWS)
+    readme = (tmp_path / "README.md").read_text()
+    assert "| qssf_primo |" in readme and (tmp_path / "jct_cdf.png").stat().st_size > 10_000
+    assert len(pd.read_csv(tmp_path / "jobs.csv")) == 30 * 3 * len(replay.VIEWS)
