@@ -27,7 +27,6 @@ from __future__ import annotations
 import io
 import json
 import math
-import re
 import zipfile
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -97,17 +96,30 @@ def read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> 
     return b"".join(chunks)
 
 
-_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+def json_depth(value, limit: int) -> int:
+    """Nesting depth of parsed JSON ``value`` (a scalar is 0), counting no further than ``limit + 1``.
 
-
-def json_depth(text: bytes) -> int:
-    """Deepest nesting of arrays/objects in JSON ``text`` (brackets inside strings do not count)."""
-    # Vectorised rather than a character loop: primo.json may be megabytes.
-    stripped = np.frombuffer(_JSON_STRING.sub(b'""', text), dtype=np.uint8)
-    steps = np.zeros(stripped.shape, dtype=np.int64)
-    steps[(stripped == ord("[")) | (stripped == ord("{"))] = 1
-    steps[(stripped == ord("]")) | (stripped == ord("}"))] = -1
-    return int(np.cumsum(steps).max(initial=0))
+    Example
+    -------
+    >>> json_depth({"a": [1, [2]], "b": {}}, limit=64)
+    3
+    """
+    # On the parsed value, depth-first with one iterator per open level, so memory is O(depth): a scan
+    # of the raw text for strings and brackets is easy to make quadratic with crafted escapes.
+    deepest, open_levels = 0, [iter([value])]
+    while open_levels:
+        for item in open_levels[-1]:
+            if isinstance(item, (list, dict)):
+                depth = len(open_levels)
+                if depth > limit:
+                    return depth
+                deepest = max(deepest, depth)
+                if item:  # an empty container opens no level worth visiting
+                    open_levels.append(iter(item.values() if isinstance(item, dict) else item))
+                    break
+        else:
+            open_levels.pop()
+    return deepest
 
 
 def _reject_constant(name: str):
@@ -131,19 +143,22 @@ def parse_json(text: bytes, limits: FileLimits = DEFAULT_LIMITS):
     """
     if len(text) > limits.max_json_bytes:
         raise ModelFileError(f"primo.json has {len(text)} bytes, above the limit of {limits.max_json_bytes}")
-    depth = json_depth(text)
-    if depth > limits.max_json_depth:
-        raise ModelFileError(f"primo.json is nested {depth} levels deep, above the limit of {limits.max_json_depth}")
+    too_deep = f"primo.json is nested more than {limits.max_json_depth} levels deep (the limit)"
     try:
-        return json.loads(text.decode("utf-8"), parse_constant=_reject_constant, parse_float=_finite_float)
+        value = json.loads(text.decode("utf-8"), parse_constant=_reject_constant, parse_float=_finite_float)
     except UnicodeDecodeError as exc:
         raise ModelFileError(f"primo.json is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except json.JSONDecodeError as exc:
         raise ModelFileError(f"primo.json is not valid JSON ({exc})") from None
-    except (RecursionError, ValueError) as exc:  # ValueError: an integer literal with too many digits
+    except RecursionError:
+        raise ModelFileError(too_deep) from None
+    except ValueError as exc:  # an integer literal with too many digits
         if isinstance(exc, ModelFileError):
             raise
-        raise ModelFileError(f"primo.json cannot be parsed ({type(exc).__name__}: {str(exc)[:200]})") from None
+        raise ModelFileError(f"primo.json cannot be parsed ({str(exc)[:200]})") from None
+    if json_depth(value, limits.max_json_depth) > limits.max_json_depth:
+        raise ModelFileError(too_deep)
+    return value
 
 
 def _plain_numeric(dtype: np.dtype) -> bool:
@@ -195,7 +210,13 @@ def parse_npy(data: bytes, where: str) -> np.ndarray:
 
 
 def _fail(where: str, problem: str):
-    raise ModelFileError(f"{where}: {problem}")
+    # Values quoted in a problem come from the file: keep a hostile one from flooding the message.
+    raise ModelFileError(f"{where}: {problem if len(problem) <= 300 else problem[:300] + ' ...'}")
+
+
+def _equals(value, text: str) -> bool:
+    """``value == text`` for any decoded value (an array compared with ``==`` gives an array)."""
+    return isinstance(value, str) and value == text
 
 
 def _type_name(value) -> str:
@@ -542,7 +563,7 @@ def validate_additive_state(state, *, classifier: bool) -> None:
     n_features = _int(state["n_features_in_"], "state.n_features_in_", 1, MAX_FEATURES)
     ebm = _dict(state["ebm_"], "state.ebm_", required={"class", "params", "fitted"})
     expected_class = "ExplainableBoostingClassifier" if classifier else "ExplainableBoostingRegressor"
-    if ebm["class"] != expected_class:
+    if not _equals(ebm["class"], expected_class):
         _fail("state.ebm_.class", f"{ebm['class']!r} (expected {expected_class!r})")
     _check_ebm_params(ebm["params"], classifier)
     fitted = _dict(ebm["fitted"], "state.ebm_.fitted", required=_EBM_FITTED_REQUIRED | ({"classes_"} if classifier else set()),
@@ -584,7 +605,7 @@ def _check_ebm_outputs(state: dict, fitted: dict, classifier: bool) -> int:
     """Check classes, link and intercept; returns the number of scores per row (1, or classes)."""
     at = "state.ebm_.fitted"
     if not classifier:
-        if fitted["link_"] != "identity":
+        if not _equals(fitted["link_"], "identity"):
             _fail(f"{at}.link_", f"{fitted['link_']!r} (a PrAM regressor uses 'identity')")
         _float(fitted["intercept_"], f"{at}.intercept_")
         for name in ("min_target_", "max_target_"):
@@ -599,7 +620,7 @@ def _check_ebm_outputs(state: dict, fitted: dict, classifier: bool) -> int:
         binary = len(labels) == 2
         n_scores = 1 if binary else len(labels)
         expected_link = "logit" if binary else "mlogit"
-        if fitted["link_"] != expected_link:
+        if not _equals(fitted["link_"], expected_link):
             _fail(f"{at}.link_", f"{fitted['link_']!r} (expected {expected_link!r} for {len(labels)} classes)")
         _array(fitted["intercept_"], f"{at}.intercept_", dtype=np.float64, shape=(n_scores,), finite=True)
     _float(fitted["link_param_"], f"{at}.link_param_", finite=False)
