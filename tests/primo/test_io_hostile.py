@@ -120,6 +120,15 @@ def test_deeply_nested_json_is_refused_without_recursion_error(saved, tmp_path):
         primo.load(path)
 
 
+@pytest.mark.timeout(120)  # a hang guard: a raw-text bracket scan once took hours on this file
+def test_strings_full_of_escaped_quotes_load(saved, tmp_path):
+    document, members = read_parts(saved["prdt_regressor"])
+    document["metadata"]["note"] = '"' * 2_000_000  # JSON text: 2 million \" escapes
+    path = tmp_path / "quotes.primo"
+    write_parts(path, document, members)
+    assert primo.load(path).metadata_["note"] == '"' * 2_000_000
+
+
 def test_zip_bomb_is_refused_by_declared_and_by_real_size(saved, tmp_path):
     document, members = read_parts(saved["prdt_regressor"])
     bomb = tmp_path / "bomb.primo"
