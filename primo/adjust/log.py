@@ -29,7 +29,7 @@ from typing import Callable
 
 import numpy as np
 
-from primo.validation import validate_edit_records
+from primo.validation import validate_edit_records, validate_state
 
 logger = logging.getLogger(__name__)
 
@@ -155,7 +155,9 @@ def undo(model, *, inplace: bool = False, X_train=None, y_train=None, sample_wei
     Score, leaf and threshold edits are reverted from the values their record saved (and the
     current values are first checked against the record's ``after``, so a model changed outside
     the log is not silently corrupted). Edits that refit a tree are undone by refitting the
-    original tree on ``X_train``/``y_train`` and replaying all earlier edits.
+    original tree on ``X_train``/``y_train`` and replaying all earlier edits. The reverted model is
+    checked like a loaded model file (a record read from a file cannot leave a broken model) before
+    it is returned or, with ``inplace=True``, written into ``model``.
 
     Example
     -------
@@ -168,15 +170,19 @@ def undo(model, *, inplace: bool = False, X_train=None, y_train=None, sample_wei
     entry = _OPERATIONS.get(record["operation"])
     if entry is None:
         raise ValueError(f"cannot undo unknown operation {record['operation']!r}")
-    model = target_model(model, inplace)
     extra = _data_kwargs(X_train, y_train, sample_weight) if entry.needs_data else {}
-    model = entry.revert(model, record, **extra)
+    # Reverted on a copy and checked before it counts: the record's "before" values may come from a file.
+    reverted = entry.revert(target_model(model, inplace=False), record, **extra)
+    validate_state(type(reverted).__name__, reverted._get_state())
     # The reverted model's log is the original one minus this record, whatever the revert did to it.
-    metadata = model.metadata_
+    metadata = reverted.metadata_
     metadata["edits"] = copy.deepcopy(records[:-1])
     if not metadata["edits"]:
         del metadata["edits"]
-    return model
+    if inplace:
+        vars(model).update(vars(reverted))
+        return model
+    return reverted
 
 
 def format_edits(model) -> str:

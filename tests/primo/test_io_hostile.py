@@ -281,3 +281,21 @@ def test_replayed_edit_logs_are_checked_before_any_edit(data_dir):
         with pytest.raises(ValueError, match=message):
             replay(model, edits, inplace=True)
         np.testing.assert_array_equal(model.tree_.value, before)  # the valid first edit was not applied
+
+
+def test_undo_of_a_hostile_record_leaves_the_model_untouched(data_dir):
+    from primo.adjust import undo
+
+    model = fit_models(data_dir)["prdt_regressor"]
+    record = model.metadata_["edits"][-1]
+    assert record["operation"] == "set_threshold"
+    record["before"] = float("nan")  # as a tampered file could hold it
+    before = model.tree_.threshold.copy()
+    with pytest.raises(ModelFileError, match="has threshold nan"):
+        undo(model, inplace=True)
+    np.testing.assert_array_equal(model.tree_.threshold, before)
+    assert model.metadata_["edits"][-1] is record
+
+    record["before"] = float(before[0]) - 1.0  # a sound record still undoes in place
+    undo(model, inplace=True)
+    assert model.tree_.threshold[0] == before[0] - 1.0 and len(model.metadata_["edits"]) == 1
