@@ -607,6 +607,8 @@ def _check_ebm_outputs(state: dict, fitted: dict, classifier: bool) -> int:
     if not classifier:
         if not _equals(fitted["link_"], "identity"):
             _fail(f"{at}.link_", f"{fitted['link_']!r} (a PrAM regressor uses 'identity')")
+        if not isinstance(fitted["intercept_"], float):  # interpret tells a regressor's intercept by its type
+            _fail(f"{at}.intercept_", f"expected a float, got {_type_name(fitted['intercept_'])}")
         _float(fitted["intercept_"], f"{at}.intercept_")
         for name in ("min_target_", "max_target_"):
             if name in fitted:
