@@ -159,3 +159,21 @@ def test_onnx_and_json_carry_names_exactly(case):
     assert text.isascii()
     document = json.loads(text)
     assert document["state"]["feature_names_in_"]["__object_array__"] == list(X.columns)
+
+
+@pytest.mark.parametrize("prefix", ["int", "return", "*/ x /*", "9lives", "__Reserved", "a-b"])
+def test_hostile_c_prefixes_become_valid_identifiers(hostile_table, tmp_path, prefix):
+    X, y, _, _ = hostile_table
+    model = PrDTRegressor(ccp_alpha=5.0, random_state=0).fit(X, y)
+    header = to_c(model, name=prefix)
+    (tmp_path / "m.h").write_text(header)
+    (tmp_path / "m.c").write_text('#include "m.h"\nint main(void) { return 0; }\n')
+    result = subprocess.run([*GCC, "-fsyntax-only", str(tmp_path / "m.c")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("prefix", ["δ?!", "??/", "\u2028"])
+def test_a_prefix_with_nothing_usable_is_a_clear_error(hostile_table, prefix):
+    X, y, _, _ = hostile_table
+    with pytest.raises(ValueError, match="cannot be turned into a C identifier"):
+        to_c(PrDTRegressor(ccp_alpha=5.0).fit(X, y), name=prefix)
