@@ -44,7 +44,7 @@ class FileLimits:
 
     The defaults are far above any model Primo fits (a 100-term PrAM file is a few MB) and bound the
     memory a hostile file can make :func:`primo.load` use to about
-    ``max_total_bytes + max_member_bytes + 30 × max_json_bytes`` (≈ 1 GiB): arrays are held once plus
+    ``max_total_bytes + max_member_bytes + 30 × max_json_bytes`` (≈ 1.2 GiB): arrays are held once plus
     one member in flight, and parsed JSON takes at most ~30 bytes of Python objects per byte of text.
 
     Example
