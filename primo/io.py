@@ -67,6 +67,7 @@ import numpy as np
 
 from primo.validation import (
     DEFAULT_LIMITS,
+    check_central_directory,
     FileLimits,
     ModelFileError,
     parse_json,
@@ -275,7 +276,7 @@ def decode_tree(value: Any, arrays: dict[str, np.ndarray] | None = None) -> Any:
 
 def model_document(model, *, inline_arrays: bool) -> tuple[dict, dict[str, np.ndarray]]:
     """The metadata document of a fitted Primo model (and its arrays, unless inlined)."""
-    from primo import __version__
+    from primo._version import __version__
 
     encoder = _Encoder(inline_arrays=inline_arrays)
     document = {
@@ -377,15 +378,19 @@ def read_document(path: str | os.PathLike, *, limits: FileLimits | None = None) 
     size = path.stat().st_size
     if size > limits.max_file_bytes:
         raise ModelFileError(f"{path}: the file has {size} bytes, above the limit of {limits.max_file_bytes}")
-    try:
-        with zipfile.ZipFile(path) as archive:
-            return _read_archive(archive, limits)
-    except ModelFileError as exc:
-        raise ModelFileError(f"{path}: {exc}") from None
-    except zipfile.BadZipFile as exc:
-        raise ModelFileError(f"{path} is not a Primo model file, or it is truncated/corrupted ({exc})") from None
-    except _READ_ERRORS as exc:
-        raise ModelFileError(f"{path} is a damaged Primo model file ({type(exc).__name__}: {str(exc)[:200]})") from None
+    with open(path, "rb") as handle:  # outside the try: an unreadable file is an OSError, not a damaged model
+        try:
+            check_central_directory(handle, limits)
+            with zipfile.ZipFile(handle) as archive:
+                return _read_archive(archive, limits)
+        except ModelFileError as exc:
+            raise ModelFileError(f"{path}: {exc}") from None
+        except zipfile.BadZipFile as exc:
+            raise ModelFileError(f"{path} is not a Primo model file, or it is truncated/corrupted ({exc})") from None
+        except _READ_ERRORS as exc:
+            raise ModelFileError(
+                f"{path} is a damaged Primo model file ({type(exc).__name__}: {str(exc)[:200]})"
+            ) from None
 
 
 _ARRAY_MEMBER = re.compile(r"arrays/([0-9]{1,9})\.npy")

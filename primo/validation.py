@@ -72,6 +72,27 @@ _READ_CHUNK = 1 << 20
 # --------------------------------------------------------------------------- bytes
 
 
+#: Bytes of ZIP central directory allowed per member (names here are short; 1 KB leaves room for extras).
+_DIRECTORY_BYTES_PER_MEMBER = 1024
+
+
+def check_central_directory(handle, limits: FileLimits = DEFAULT_LIMITS) -> None:
+    """Refuse a ZIP whose central directory is larger than ``limits.max_members`` entries could need.
+
+    ``zipfile.ZipFile`` builds an object for every entry it finds in the directory (whatever the entry
+    count claims), so the directory's declared size is what must be bounded, before it is parsed.
+    """
+    # zipfile's own end-of-directory reader (private, but unchanged for decades) finds that size.
+    end = zipfile._EndRecData(handle)
+    if end is None:
+        raise ModelFileError("not a Primo model file (not a ZIP archive)")
+    size, limit = end[zipfile._ECD_SIZE], limits.max_members * _DIRECTORY_BYTES_PER_MEMBER
+    if size > limit:
+        raise ModelFileError(f"the ZIP directory declares {size} bytes, above the {limit} that "
+                             f"{limits.max_members} members need")
+    handle.seek(0)
+
+
 def read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> bytes:
     """The uncompressed bytes of one ZIP member, refusing more than ``limit`` bytes.
 

@@ -299,3 +299,16 @@ def test_undo_of_a_hostile_record_leaves_the_model_untouched(data_dir):
     record["before"] = float(before[0]) - 1.0  # a sound record still undoes in place
     undo(model, inplace=True)
     assert model.tree_.threshold[0] == before[0] - 1.0 and len(model.metadata_["edits"]) == 1
+
+
+def test_huge_zip_directory_is_refused_before_it_is_parsed(saved, tmp_path):
+    # 30,000 empty entries: zipfile would build 30,000 objects; the directory size gives it away first.
+    path = tmp_path / "many.primo"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("primo.json", b"{}")
+        for number in range(30_000):
+            archive.writestr(f"x/{number}", b"")
+    with pytest.raises(ModelFileError, match="ZIP directory declares .* above the 1024000 that 1000 members need"):
+        primo.load(path, limits=FileLimits(max_members=1000))
+    with pytest.raises(ModelFileError, match="30001 members, above the limit of 10000"):
+        primo.load(path)
