@@ -4,18 +4,11 @@
 >>> model = primo.PrDTClassifier(ccp_alpha=1e-3).fit(X, y)  # doctest: +SKIP
 >>> model.save("model.primo"); primo.load("model.primo")  # doctest: +SKIP
 """
-__version__ = "0.1.0"
+from primo._version import __version__
 
 from primo.io import ModelFileError, load
-from primo.models import (
-    PrAMClassifier,
-    PrAMRegressor,
-    PrDTClassifier,
-    PrDTRegressor,
-    PrimoClassifier,
-    PrimoRegressor,
-    RequirementsNotMetError,
-)
+from primo.models import PrAMClassifier, PrAMRegressor, PrDTClassifier, PrDTRegressor
+from primo.selection import PrimoClassifier, PrimoRegressor, RequirementsNotMetError
 from primo.parallel import map_jobs, parallel_backend
 
 __all__ = [

@@ -13,7 +13,7 @@ import logging
 import pkgutil
 import sys
 
-from primo import __version__
+from primo._version import __version__
 from primo.io import ModelFileError
 
 

@@ -11,12 +11,13 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.datasets import load_breast_cancer
-from sklearn.metrics import accuracy_score, f1_score
+from sklearn.metrics import accuracy_score, f1_score, log_loss
 from sklearn.model_selection import train_test_split
 
 import primo
 from primo.io import atomic_write_bytes
 from primo.models.latency import single_row_latency_us
+from primo.search.objective import expected_calibration_error
 
 logger = logging.getLogger(__name__)
 
@@ -34,10 +35,10 @@ def run_demo(out_dir="primo-demo", *, n_trials: int = 10, seed: int = 0, say=pri
     say(f"data: {data.frame.shape[0]} rows × {X.shape[1]} features (breast cancer, bundled with scikit-learn); "
         f"{len(X_train)} train / {len(X_test)} test")
 
-    say(f"searching PrDT and PrAM ({n_trials} Bayesian trials each, objective 1−F1 + λ·C)…")
+    say(f"searching PrDT (every subtree of its pruning path) and PrAM ({n_trials} Bayesian trials) on 5-fold CV "
+        "log loss; keeping the smallest model within noise of the best…")
     auto = primo.PrimoClassifier(
-        scoring="f1", lam=1e-6, n_trials=n_trials, random_state=seed,
-        family_params={"pram": {"outer_bags": 4, "max_rounds": 1000}, "prdt": {"random_state": seed}},
+        n_trials=n_trials, random_state=seed, family_params={"prdt": {"random_state": seed}},
     ).fit(X_train, y_train)
     say(auto.selection_report_.drop(columns="params").to_string(index=False))
 
@@ -50,6 +51,9 @@ def run_demo(out_dir="primo-demo", *, n_trials: int = 10, seed: int = 0, say=pri
             "params": auto.selection_report_.set_index("family").loc[family, "params"],
             "test_accuracy": float(accuracy_score(y_test, predictions)),
             "test_f1": float(f1_score(y_test, predictions)),
+            "test_log_loss": float(log_loss(y_test, model.predict_proba(X_test), labels=model.classes_)),
+            "test_ece": expected_calibration_error(y_test, model.predict_proba(X_test), model.classes_),
+            "size": float(model.size_),
             "complexity": float(model.complexity_),
             "latency_us_single_row": single_row_latency_us(model.predict, X_test),
         }

@@ -33,7 +33,7 @@ before everything is checked (:mod:`primo.validation`):
 
 Default limits (:data:`~primo.validation.DEFAULT_LIMITS`; pass ``limits=FileLimits(...)`` to
 :func:`load` to change them): file 512 MiB, 10,000 members, 256 MiB per member, 512 MiB in total,
-``primo.json`` 16 MiB and 64 levels deep. Peak memory while loading stays below about
+``primo.json`` 16 MiB and 64 levels deep (and a ZIP directory of at most 1 KB per allowed member). Peak memory while loading stays below about
 ``max_total_bytes + max_member_bytes + 30 × max_json_bytes`` (≈ 1.2 GiB with the defaults).
 
 Saving

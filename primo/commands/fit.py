@@ -31,11 +31,20 @@ def register(subparsers) -> None:
     parser.add_argument("--task", choices=["auto", "classification", "regression"], default="auto")
     parser.add_argument("--model", choices=["auto", "prdt", "pram"], default="auto",
                         help="model family; auto searches both and keeps the best meeting the requirements")
-    parser.add_argument("--trials", type=int, default=20, help="Bayesian-search trials per family (0: no search)")
-    parser.add_argument("--scoring", default=None, help="validation loss: error, f1, mae, rmse, mape, wmape, r2 or a scikit-learn scorer")
-    parser.add_argument("--lam", type=float, default=0.0, help="complexity weight λ in S = P + λ·C^γ")
+    parser.add_argument("--trials", type=int, default=20,
+                        help="Bayesian-search trials for PrAM (PrDT scores its whole pruning path; 0: no search)")
+    parser.add_argument("--scoring", default=None,
+                        help="validation loss: log_loss (classifiers' default), error, f1, mae (regressors' default), "
+                             "rmse, mape, wmape, r2 or a scikit-learn scorer")
+    parser.add_argument("--tolerance", type=float, default=None,
+                        help="keep the smallest model whose objective is within this fraction of the trivial "
+                             "predictor's loss of the best (default: within one paired standard error; 0: the best)")
+    parser.add_argument("--lam", type=float, default=0.0, help="complexity weight λ in the paper's S = P + λ·C^γ")
     parser.add_argument("--gamma", type=float, default=1.0, help="complexity exponent γ")
-    parser.add_argument("--cv", type=int, default=None, help="k-fold validation (default: 25%% hold-out)")
+    parser.add_argument("--cv", type=int, default=None,
+                        help="k-fold validation (default: 5 folds up to 10,000 rows, else a 25%% hold-out)")
+    parser.add_argument("--time-budget", type=float, default=None, metavar="SECONDS",
+                        help="stop starting PrAM trials when they would end past this many seconds")
     parser.add_argument("--max-latency-us", type=float, default=None, help="auto: single-row latency limit")
     parser.add_argument("--min-score", type=float, default=None, help="auto: minimum validation score")
     parser.add_argument("--max-complexity", type=float, default=None, help="auto: complexity limit")
@@ -74,18 +83,21 @@ def run(args) -> int:
 
 def _fit(args) -> int:
     import primo
-    from primo.search import BayesianSearch
+    from primo.search import BayesianSearch, PruningSearch
+    from primo.selection import AUTO_CV_MAX_ROWS
 
     X, y = split_target(read_table(args.data), args.target)
     if y.isna().any():
         raise ValueError(f"target column {args.target!r} has {int(y.isna().sum())} missing values")
     task = infer_task(y) if args.task == "auto" else args.task
-    common = dict(scoring=args.scoring, lam=args.lam, gamma=args.gamma, cv=args.cv, n_jobs=args.jobs,
-                  random_state=args.seed, progress=True)
+    cv = args.cv if args.cv is not None else (5 if len(y) <= AUTO_CV_MAX_ROWS else None)
+    common = dict(scoring=args.scoring, tolerance=args.tolerance, lam=args.lam, gamma=args.gamma, cv=cv,
+                  n_jobs=args.jobs, random_state=args.seed, progress=True)
     if args.model == "auto":
         cls = primo.PrimoClassifier if task == "classification" else primo.PrimoRegressor
         model = cls(n_trials=max(args.trials, 1), max_latency_us=args.max_latency_us, min_score=args.min_score,
-                    max_complexity=args.max_complexity, **common).fit(X, y)
+                    max_complexity=args.max_complexity, time_budget_s=args.time_budget,
+                    **{**common, "n_jobs": -1 if args.jobs is None else args.jobs}).fit(X, y)
         print(model.selection_report_.drop(columns="params").to_string(index=False))
         chosen = model.best_estimator_
     else:
@@ -93,9 +105,16 @@ def _fit(args) -> int:
         if args.trials > 0:
             sample = args.search_sample
             sample = int(sample) if sample is not None and sample >= 1 else sample
-            search = BayesianSearch(estimator, n_trials=args.trials, search_sample_size=sample, **common).fit(X, y)
+            if args.model == "prdt":
+                search = PruningSearch(estimator, search_sample_size=sample, **common).fit(X, y)
+            else:
+                search = BayesianSearch(estimator, n_trials=args.trials, search_sample_size=sample,
+                                        time_budget_s=args.time_budget, **common).fit(X, y)
             chosen = search.best_estimator_
-            print(f"best of {args.trials} trials: {search.best_params_} (validation {search.scoring_} {search.best_loss_:.6g})")
+            kept = search.trials_.loc[search.best_index_]
+            print(f"kept trial {int(kept['trial'])} of {len(search.trials_)}: {search.best_params_} (validation "
+                  f"{search.scoring_} {kept['loss']:.6g} ± {kept['loss_se']:.2g}, {kept['relative_loss']:.3g} of "
+                  f"the trivial predictor's; size {kept['size']:g})")
         else:
             chosen = estimator.fit(X, y)
     path = chosen.save(args.out)

@@ -23,7 +23,8 @@ def run(args) -> int:
     search = metadata.get("search")
     if search:
         print(f"search: {search['method']}, {len(search['trials'])} trials, scoring {search['scoring']}, "
-              f"λ={search['lam']:g}, γ={search['gamma']:g}; best {search['best_params']} (S={search['best_score']:.6g})")
+              f"λ={search['lam']:g}, γ={search['gamma']:g}, rule: {search.get('rule', 'lowest S')}; "
+              f"kept {search['best_params']} (S={search['best_score']:.6g})")
     for key in sorted(set(metadata) - {"search", "edits"}):
         print(f"{key}: {metadata[key] if not isinstance(metadata[key], (list, dict)) else type(metadata[key]).__name__ + ' (' + str(len(metadata[key])) + ' items)'}")
     edits = metadata.get("edits") or []

@@ -104,7 +104,7 @@ class _Writer:
         return f"{v} == {self.macro}_MISSING" if self.integer else f"{v} != {v}"
 
     def header(self, source: str, report: QuantizationReport | None) -> str:
-        from primo import __version__
+        from primo._version import __version__
 
         body = self.body()
         guard = f"{self.macro}_H"

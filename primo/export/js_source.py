@@ -37,7 +37,7 @@ def to_js(model) -> str:
     -------
     >>> source = to_js(model)  # doctest: +SKIP
     """
-    from primo import __version__
+    from primo._version import __version__
 
     tables = model if isinstance(model, (TreeTables, AdditiveTables)) else model_tables(model)
     header = [

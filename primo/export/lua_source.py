@@ -47,7 +47,7 @@ def to_lua(model) -> str:
     >>> source.splitlines()[-1]  # doctest: +SKIP
     'return M'
     """
-    from primo import __version__
+    from primo._version import __version__
 
     tables = model if isinstance(model, (TreeTables, AdditiveTables)) else model_tables(model)
     lines = [

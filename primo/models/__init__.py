@@ -1,5 +1,4 @@
-"""Primo's interpretable model families and automatic selection between them."""
-from primo.models.auto import PrimoClassifier, PrimoRegressor, RequirementsNotMetError
+"""Primo's interpretable model families (automatic selection between them is :mod:`primo.selection`)."""
 from primo.models.pram import PrAMClassifier, PrAMRegressor
 from primo.models.prdt import PrDTClassifier, PrDTRegressor
 
@@ -11,8 +10,5 @@ __all__ = [
     "PrAMRegressor",
     "PrDTClassifier",
     "PrDTRegressor",
-    "PrimoClassifier",
-    "PrimoRegressor",
-    "RequirementsNotMetError",
     "MODEL_CLASSES",
 ]

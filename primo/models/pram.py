@@ -31,6 +31,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
 
 from primo.models._base import PrimoModelMixin, check_prediction_input
+from primo.models.encoding import column_kinds
 from primo.validation import validate_additive_state
 
 _EBM_CLASSES = {cls.__name__: cls for cls in (ExplainableBoostingClassifier, ExplainableBoostingRegressor)}
@@ -95,6 +96,7 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         if isinstance(X, pd.DataFrame):
             if X.shape[1] == 0:
                 raise ValueError("X has no columns")
+            column_kinds(X)  # a date/time column is a clear error naming it, not a failure inside interpret
             columns = [str(c) for c in X.columns]
             if len(set(columns)) != len(columns):
                 raise ValueError("X has duplicate column names")
@@ -139,6 +141,21 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
     def complexity_(self) -> int:
         """C = (1 + fitted pair terms) × max_bins; see the module docstring."""
         return (1 + self.n_interactions_) * int(self.max_bins)
+
+    @property
+    def size_(self) -> int:
+        """Readable size (what model selection minimizes): the constant pieces a person reads.
+
+        A main term counts the runs of equal scores along its ordinary bins (adjacent bins with the
+        same score read as one piece), plus one when its missing-value bin carries a score; a pair
+        term counts the cells of its heatmap after merging equal adjacent rows and columns, plus one
+        when a missing-value row or column carries a score. A multiclass score changes when any
+        class's does. A term whose scores are all zero counts nothing.
+        """
+        check_is_fitted(self)
+        ebm = self.ebm_
+        return int(sum(_term_pieces(np.asarray(scores), len(features))
+                       for features, scores in zip(ebm.term_features_, ebm.term_scores_)))
 
     @property
     def term_names_(self) -> list[str]:
@@ -201,6 +218,25 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         return tags
+
+
+def _runs(scores: np.ndarray, axis: int) -> int:
+    """Number of runs of equal slices along ``axis`` (interpret's layout: bin 0 missing, last unseen)."""
+    inner = np.moveaxis(scores, axis, 0)[1:-1]
+    if len(inner) == 0:
+        return 0
+    changes = np.any((inner[1:] != inner[:-1]).reshape(len(inner) - 1, -1), axis=1)
+    return 1 + int(changes.sum())
+
+
+def _term_pieces(scores: np.ndarray, n_features: int) -> int:
+    """Readable pieces of one term's score table (see ``size_``)."""
+    if not np.any(scores):
+        return 0
+    if n_features == 1:
+        return _runs(scores, 0) + int(np.any(scores[0] != 0))
+    missing = np.any(scores[0] != 0) or np.any(scores[:, 0] != 0)
+    return _runs(scores, 0) * _runs(scores, 1) + int(missing)
 
 
 class PrAMRegressor(RegressorMixin, _PrAMBase):

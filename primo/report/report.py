@@ -44,7 +44,7 @@ class Report:
 
     @property
     def version(self) -> str:
-        from primo import __version__
+        from primo._version import __version__
 
         return __version__
 

@@ -5,12 +5,14 @@ and any scikit-learn scorer name is sign-normalized (loss = −score).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 from sklearn import metrics
 from sklearn.base import is_classifier
+from sklearn.dummy import DummyClassifier, DummyRegressor
 
 
 def wmape(y_true, y_pred) -> float:
@@ -26,6 +28,30 @@ def _f1(y_true, y_pred) -> float:
     labels = np.unique(y_true)
     average = "binary" if len(labels) <= 2 and set(np.unique(np.r_[labels, y_pred])) <= {0, 1} else "macro"
     return float(metrics.f1_score(y_true, y_pred, average=average, zero_division=0))
+
+
+def expected_calibration_error(y_true, proba, classes, n_bins: int = 10) -> float:
+    """Top-label expected calibration error: Σ_b (n_b / n) · |accuracy_b − confidence_b| over
+    ``n_bins`` equal-width bins of the predicted class's probability.
+
+    Example
+    -------
+    >>> expected_calibration_error([0, 1, 1, 0], [[0.9, 0.1], [0.2, 0.8], [0.4, 0.6], [0.6, 0.4]], [0, 1])
+    0.275
+    """
+    proba = np.asarray(proba, dtype=float)
+    confidence = proba.max(axis=1)
+    correct = np.asarray(classes)[proba.argmax(axis=1)] == np.asarray(y_true)
+    bins = np.minimum((confidence * n_bins).astype(int), n_bins - 1)
+    total = 0.0
+    for b in np.unique(bins):
+        rows = bins == b
+        total += rows.sum() * abs(correct[rows].mean() - confidence[rows].mean())
+    return float(total / len(confidence))
+
+
+def _log_loss(estimator, X, y) -> float:
+    return float(metrics.log_loss(y, estimator.predict_proba(X), labels=estimator.classes_))
 
 
 # name -> (loss on predictions, short description)
@@ -58,8 +84,10 @@ def resolve_loss(scoring, estimator) -> ValidationLoss:
     Parameters
     ----------
     scoring : None, str or callable
-        ``None`` → ``"error"`` for classifiers, ``"mae"`` for regressors. A name among
-        ``error, 1-f1 (f1), mae, rmse, mape, wmape, 1-r2 (r2)``; any scikit-learn scorer name
+        ``None`` → ``"log_loss"`` for classifiers (a proper score: the chosen model's probabilities
+        can be trusted; accuracy alone picks over-confident models on small validation sets),
+        ``"mae"`` for regressors. A name among
+        ``log_loss, error, 1-f1 (f1), mae, rmse, mape, wmape, 1-r2 (r2)``; any scikit-learn scorer name
         (``"roc_auc"``, ``"neg_log_loss"``…, negated so lower is better); or a callable
         ``loss(y_true, y_pred) -> float`` (lower is better).
 
@@ -69,7 +97,9 @@ def resolve_loss(scoring, estimator) -> ValidationLoss:
     '1-f1'
     """
     if scoring is None:
-        scoring = "error" if is_classifier(estimator) else "mae"
+        scoring = "log_loss" if is_classifier(estimator) else "mae"
+    if scoring == "log_loss":
+        return ValidationLoss("log_loss", _log_loss)
     if callable(scoring):
         name = getattr(scoring, "__name__", "custom")
         return ValidationLoss(name, lambda est, X, y: scoring(y, est.predict(X)))
@@ -82,9 +112,27 @@ def resolve_loss(scoring, estimator) -> ValidationLoss:
     try:
         scorer = metrics.get_scorer(scoring)
     except ValueError:
-        known = ", ".join(list(_NAMED_LOSSES) + list(_ALIASES))
+        known = ", ".join(["log_loss", *_NAMED_LOSSES, *_ALIASES])
         raise ValueError(f"unknown scoring {scoring!r}: use one of {known}, a scikit-learn scorer name, or a callable") from None
     return ValidationLoss(f"-{scoring}", lambda est, X, y: -scorer(est, X, y))
+
+
+def reference_loss(loss: ValidationLoss, estimator, y_train, y_valid, sample_weight=None) -> float:
+    """The validation loss of the trivial predictor fit on ``y_train``: the class priors for a
+    classifier, the median (absolute-error losses) or mean target for a regressor. It is the unit of
+    the scale-free ``relative_loss`` (1.0 = no better than knowing nothing about X), so tolerances
+    mean the same on every table. NaN when the loss is undefined for the trivial predictor.
+    """
+    if is_classifier(estimator):
+        dummy = DummyClassifier(strategy="prior")
+    else:
+        dummy = DummyRegressor(strategy="median" if loss.name in ("mae", "mape", "wmape") else "mean")
+    # The trivial predictor ignores X; a one-column stand-in avoids validating text columns.
+    dummy.fit(np.zeros((len(y_train), 1)), y_train, sample_weight=sample_weight)
+    try:
+        return loss(dummy, np.zeros((len(y_valid), 1)), y_valid)
+    except (ValueError, ZeroDivisionError):
+        return math.nan
 
 
 @dataclass(frozen=True)

@@ -1,77 +1,164 @@
 """Bayesian, random and grid search of a model's structure and hyper-parameters.
 
-All three minimize S(θ) = P(θ) + λ·C(θ)^γ on hold-out or k-fold validation, evaluate trials in
-parallel with joblib (so any joblib backend, e.g. Dask or Ray, can run them), keep the full trial
-history as a DataFrame, and refit the best configuration on all the data. The default validation
-is one hold-out (``validation_fraction``); on small data prefer ``cv=5``: on Clara-MS (680 rows)
-a single hold-out ranked PrAM configurations by noise and the searched model did not beat PrAM's
-defaults, while 5-fold CV beat them in 3 of 3 seeds (``reports/benchmarks/README.md``).
+All three evaluate configurations θ on hold-out or k-fold validation, in parallel with joblib (so any
+joblib backend, e.g. Dask or Ray, can run them), keep the full trial history as a DataFrame
+(``trials_``), and refit the configuration they keep on all the data. Which configuration they keep
+is the rule of :mod:`primo.search.choice`: the **simplest** trial (smallest ``size``) whose objective
+S(θ) = P(θ) + λ·C(θ)^γ is within one standard error of the lowest (``tolerance=None``), or within
+``tolerance`` × the trivial predictor's loss; ``tolerance=0`` keeps the lowest S (the paper's rule).
 
-Bayesian search asks scikit-optimize's ``Optimizer`` (Gaussian process + expected improvement)
-for ``batch_size`` points at a time; with more than one, the constant-liar strategy keeps
-parallel workers off the same point. It can be warm-started from an earlier search's trials
-(``prior=``), e.g. yesterday's search before today's model update.
+Every trial row records the validation loss P (``loss``), its standard error over folds (or over
+ten chunks of a hold-out set, ``loss_se``), the trivial predictor's loss on the same rows
+(``reference_loss``), the per-fold (or per-chunk) losses the rule compares (``fold_losses``), and
+``relative_loss = loss / reference_loss`` (scale-free: 1.0 is no better than
+knowing nothing about X), the paper's complexity C (``complexity``), the readable ``size``, S
+(``score``), for classifiers the log loss and expected calibration error (``log_loss``, ``ece``),
+and whether it is on the loss–size Pareto front (``pareto``) and the one kept (``chosen``).
+
+By default the first trial is the estimator as it was given (``evaluate_estimator=True``), so a
+search never keeps something that validates worse than its starting point beyond noise. The default
+validation is one hold-out (``validation_fraction``); on small data prefer ``cv=5``: on Clara-MS
+(680 rows) a single hold-out ranked PrAM configurations by noise (``reports/benchmarks/README.md``).
+
+Budgets: ``n_trials`` evaluations at most, and ``time_budget_s`` seconds for the whole ``fit``
+(refit included): no trial starts that is expected to end past it. ``trial_params`` (e.g.
+``{"outer_bags": 1}``) fixes parameters of the searched configurations to cheaper values than the
+estimator's; the starting estimator is still evaluated as given, and the rule chooses among all of
+them, so a cheap configuration is kept only when it validates as well. With ``n_refine > 0`` the
+best ``n_refine`` searched configurations are also evaluated with the estimator's own values of
+those parameters. Measured on breast cancer, one-bag and eight-bag PrAMs of the same configuration
+can rank differently (log loss 0.116 vs 0.262), so low-fidelity trials are candidates in their own
+right, not a proxy. Third-party warnings raised inside the trials are caught and summarised once
+(``warnings_``); progress (tqdm) appears for searches that run longer than 10 s unless
+``progress=False``.
+
+Bayesian search asks scikit-optimize's ``Optimizer`` (Gaussian process + expected improvement) for
+``batch_size`` points at a time; with more than one, the constant-liar strategy keeps parallel
+workers off the same point. It can be warm-started from an earlier search's trials (``prior=``),
+e.g. yesterday's search before today's model update.
 
 Scaling out and up: inside :func:`primo.parallel_backend` (Dask, Ray or local joblib), trials run
 on that backend; ``n_jobs=None`` (the default) then uses all of its workers. The batch size is
 ``batch_size``, else ``n_jobs`` when positive, else the backend's worker count: the trials depend
 only on the seed and the batch size, not on where they ran. On large data,
 ``search_sample_size`` runs the trials on a stratified sample (rows, or a fraction) and refits
-the best configuration on every row.
+the kept configuration on every row.
 
 Example
 -------
->>> search = BayesianSearch(PrDTClassifier(), scoring="f1", lam=1e-4, n_trials=20, random_state=0)
+>>> search = BayesianSearch(PrAMRegressor(), n_trials=20, cv=5, random_state=0)
 >>> search.fit(X, y)  # doctest: +SKIP
->>> search.best_params_, search.trials_.head()  # doctest: +SKIP
+>>> search.best_params_, search.trials_[search.trials_["pareto"]]  # doctest: +SKIP
 """
 from __future__ import annotations
 
+import collections
 import itertools
 import logging
 import math
 import time
+import warnings
 
 import joblib
 import numpy as np
 import pandas as pd
+from sklearn import metrics
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_is_fitted
 from skopt import Optimizer
-from threadpoolctl import threadpool_limits
 from skopt.space import Categorical, Integer, Space
+from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from primo.parallel import effective_n_jobs
-from primo.search.objective import ComplexityPenalty, resolve_loss
+from primo.search.choice import choose_trial, pareto_front
+from primo.search.objective import ComplexityPenalty, expected_calibration_error, reference_loss, resolve_loss
 from primo.search.spaces import default_space
 
 logger = logging.getLogger(__name__)
+
+#: A hold-out set is cut into this many chunks to estimate the standard error of its loss.
+HOLDOUT_CHUNKS = 10
+#: tqdm shows progress only for searches still running after this many seconds.
+PROGRESS_DELAY_S = 10.0
 
 
 def _python_scalar(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+def standard_error(values) -> float:
+    """Standard error of the mean of ``values`` (NaN for fewer than two)."""
+    values = np.asarray(values, dtype=float)
+    return float(values.std(ddof=1) / math.sqrt(len(values))) if len(values) > 1 else math.nan
+
+
+def score_model(model, loss, X_valid, y_valid, *, chunks: bool) -> dict:
+    """Validation loss of a fitted model, plus log loss and calibration error for classifiers.
+
+    With ``chunks`` (a single hold-out split), also the losses of :data:`HOLDOUT_CHUNKS` disjoint
+    chunks of the validation rows, from which the loss's standard error is estimated.
+    """
+    result = {"loss": loss(model, X_valid, y_valid), "chunk_losses": [], "log_loss": math.nan, "ece": math.nan}
+    n = len(y_valid)
+    if chunks and n >= 2 * HOLDOUT_CHUNKS:
+        result["chunk_losses"] = [loss(model, _safe_indexing(X_valid, part), y_valid[part])
+                                  for part in np.array_split(np.arange(n), HOLDOUT_CHUNKS)]
+    if is_classifier(model) and hasattr(model, "predict_proba"):
+        proba = model.predict_proba(X_valid)
+        result["log_loss"] = float(metrics.log_loss(y_valid, proba, labels=model.classes_))
+        result["ece"] = expected_calibration_error(y_valid, proba, model.classes_)
+    return result
+
+
+def summarize_folds(fold_results: list[dict]) -> dict:
+    """Mean loss and its standard error (over folds, or over hold-out chunks), mean classifier metrics."""
+    losses = [r["loss"] for r in fold_results]
+    spread = losses if len(losses) > 1 else fold_results[0]["chunk_losses"]
+    return {
+        "loss": float(np.mean(losses)),
+        "loss_se": standard_error(spread),
+        "fold_losses": [float(v) for v in spread],
+        "log_loss": float(np.mean([r["log_loss"] for r in fold_results])),
+        "ece": float(np.mean([r["ece"] for r in fold_results])),
+    }
+
+
+def warning_texts(caught) -> list[str]:
+    """``Category: message`` of each caught warning (how searches count and summarise them)."""
+    return [f"{w.category.__name__}: {w.message}" for w in caught]
+
+
 def _evaluate_trial(estimator, params, X, y, sample_weight, splits, loss):
-    """Fit on each training split, return (mean loss, mean complexity, seconds, error message)."""
+    """Fit on each training split and score on its validation rows; returns a dict for the trial row."""
     start = time.perf_counter()
-    losses, complexities = [], []
-    try:
-        for train, valid in splits:
-            model = clone(estimator).set_params(**params)
-            fit_kwargs = {} if sample_weight is None else {"sample_weight": sample_weight[train]}
-            model.fit(_safe_indexing(X, train), _safe_indexing(y, train), **fit_kwargs)
-            losses.append(loss(model, _safe_indexing(X, valid), _safe_indexing(y, valid)))
-            complexities.append(float(getattr(model, "complexity_", 0.0)))
-    except Exception as exc:  # a bad configuration is a failed trial, not a failed search
-        return math.nan, math.nan, time.perf_counter() - start, f"{type(exc).__name__}: {exc}"
-    return float(np.mean(losses)), float(np.mean(complexities)), time.perf_counter() - start, None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            folds, complexities, sizes = [], [], []
+            for train, valid in splits:
+                model = clone(estimator).set_params(**params)
+                fit_kwargs = {} if sample_weight is None else {"sample_weight": sample_weight[train]}
+                model.fit(_safe_indexing(X, train), _safe_indexing(y, train), **fit_kwargs)
+                folds.append(score_model(model, loss, _safe_indexing(X, valid), y[valid], chunks=len(splits) == 1))
+                complexity = float(getattr(model, "complexity_", math.nan))
+                complexities.append(complexity)
+                sizes.append(float(getattr(model, "size_", complexity)))
+            result = {**summarize_folds(folds), "complexity": float(np.mean(complexities)),
+                      "size": float(np.mean(sizes)), "error": None}
+        except Exception as exc:  # a bad configuration is a failed trial, not a failed search
+            result = {"loss": math.nan, "loss_se": math.nan, "fold_losses": [], "log_loss": math.nan,
+                      "ece": math.nan, "complexity": math.nan, "size": math.nan, "error": f"{type(exc).__name__}: {exc}"}
+    result["fit_time"] = time.perf_counter() - start
+    result["warnings"] = warning_texts(caught)
+    return result
 
 
 class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
+    """What every search shares: validation splits, trial rows, the choice rule, the refit."""
+
     method = ""
 
     def __init__(
@@ -80,27 +167,37 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         *,
         space=None,
         scoring=None,
+        tolerance=None,
         lam=0.0,
         gamma=1.0,
         n_trials=30,
+        time_budget_s=None,
         cv=None,
         validation_fraction=0.25,
+        evaluate_estimator=True,
+        trial_params=None,
+        n_refine=0,
         prior=None,
         n_jobs=None,
         batch_size=None,
         search_sample_size=None,
         random_state=None,
         refit=True,
-        progress=False,
+        progress=True,
     ):
         self.estimator = estimator
         self.space = space
         self.scoring = scoring
+        self.tolerance = tolerance
         self.lam = lam
         self.gamma = gamma
         self.n_trials = n_trials
+        self.time_budget_s = time_budget_s
         self.cv = cv
         self.validation_fraction = validation_fraction
+        self.evaluate_estimator = evaluate_estimator
+        self.trial_params = trial_params
+        self.n_refine = n_refine
         self.prior = prior
         self.n_jobs = n_jobs
         self.batch_size = batch_size
@@ -110,20 +207,19 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         self.progress = progress
 
     # ------------------------------------------------------------------ subclass hooks
-    def _start(self, dimensions: list, rng: np.random.RandomState, prior_points, prior_scores) -> None:
+    def _run_trials(self, X, y, sample_weight, splits, loss, penalty) -> list[dict]:
+        """Evaluate configurations; return one row per trial (see the module docstring)."""
         raise NotImplementedError
 
-    def _propose(self, n: int) -> list[list]:
-        raise NotImplementedError
+    def _refit_model(self, params, X, y, sample_weight):
+        model = clone(self.estimator).set_params(**params)
+        model.fit(X, y, **({} if sample_weight is None else {"sample_weight": sample_weight}))
+        return model
 
-    def _observe(self, points: list[list], scores: list[float]) -> None:
-        """Bayesian search learns from results; random and grid search ignore them."""
-
-    # ------------------------------------------------------------------ main loop
+    # ------------------------------------------------------------------ main
     def fit(self, X, y, sample_weight=None):
-        """Run the search on (X, y) and refit the best configuration on all of it; returns ``self``."""
-        if int(self.n_trials) < 1:
-            raise ValueError(f"n_trials must be >= 1, got {self.n_trials}")
+        """Run the search on (X, y) and refit the kept configuration on all of it; returns ``self``."""
+        self._start_time = time.perf_counter()
         if len(X) != len(y):
             raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
         y = np.asarray(y)
@@ -139,72 +235,72 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         self.search_rows_ = len(y)
         penalty = ComplexityPenalty(float(self.lam), float(self.gamma))
         loss = resolve_loss(self.scoring, self.estimator)
-        space = dict(self.space) if self.space is not None else default_space(self.estimator, X, y, sample_weight)
-        if not space:
-            raise ValueError("the search space is empty")
-        names = list(space)
-        dimensions = [_named(dim, name) for name, dim in space.items()]
-        splits = self._splits(X, y)
-        rng = np.random.RandomState(self.random_state)
-
-        prior_rows, prior_points, prior_scores = self._prior_trials(names, dimensions, penalty)
-        self._start(dimensions, rng, prior_points, prior_scores)
-
-        rows = list(prior_rows)
-        worst = max(prior_scores, default=None)
-        n_trials = int(self.n_trials)
-        batch = int(self.batch_size or effective_n_jobs(self.n_jobs))
-        done = 0
-        # One managed Parallel for the whole search: the backend's workers (a Ray actor pool, loky
-        # processes) are started once, not once per batch.
-        with tqdm(total=n_trials, desc=f"{self.method} search", disable=not self.progress) as bar, \
-                joblib.Parallel(n_jobs=self.n_jobs) as parallel:
-            while done < n_trials:
-                points = self._propose(min(batch, n_trials - done))
-                if not points:  # grid exhausted
-                    break
-                params_list = [{n: _python_scalar(v) for n, v in zip(names, p)} for p in points]
-                results = parallel(
-                    joblib.delayed(_evaluate_trial)(self.estimator, params, X, y, sample_weight, splits, loss)
-                    for params in params_list
-                )
-                scores = []
-                for params, (p_loss, complexity, seconds, error) in zip(params_list, results):
-                    score = math.nan if error else penalty.score(p_loss, complexity)
-                    if error:
-                        logger.warning("trial %d failed with %s: %s", done + 1, params, error)
-                    else:
-                        worst = score if worst is None else max(worst, score)
-                    rows.append({"trial": done + 1, "source": "search", **params, "loss": p_loss,
-                                 "complexity": complexity, "score": score, "fit_time": seconds, "error": error})
-                    scores.append(score)
-                    done += 1
-                # A failed trial is told as the worst score seen, so the optimizer moves away from it.
-                fallback = worst if worst is not None else 1e12
-                self._observe(points, [fallback if math.isnan(s) else s for s in scores])
-                bar.update(len(points))
-                bar.set_postfix(best=np.nanmin([r["score"] for r in rows if r["source"] == "search"] or [np.nan]))
-
-        self.trials_ = pd.DataFrame(rows)
-        self.space_ = space
         self.scoring_ = loss.name
-        searched = self.trials_[(self.trials_["source"] == "search") & self.trials_["error"].isna()]
-        if searched.empty:
-            raise RuntimeError(f"every trial failed; first error: {self.trials_['error'].dropna().iloc[0]}")
-        best = searched.loc[searched["score"].idxmin()]
-        self.best_index_ = int(best.name)
-        self.best_params_ = {n: _python_scalar(best[n]) for n in names}
-        self.best_score_ = float(best["score"])
-        self.best_loss_ = float(best["loss"])
+        splits = self._splits(X, y)
+        self._warnings = collections.Counter()
+        references = [reference_loss(loss, self.estimator, y[train], y[valid],
+                                     None if sample_weight is None else sample_weight[train])
+                      for train, valid in splits]
+        self.reference_loss_ = float(np.mean(references))
+
+        rows = self._run_trials(X, y, sample_weight, splits, loss, penalty)
+        trials = pd.DataFrame(rows)
+        trials["reference_loss"] = self.reference_loss_
+        trials["relative_loss"] = trials["loss"] / self.reference_loss_ if self.reference_loss_ > 0 else math.nan
+        candidates = self._candidates(trials)
+        if candidates.empty or candidates["error"].notna().all():
+            raise RuntimeError(f"every trial failed; first error: {trials['error'].dropna().iloc[0]}")
+        chosen = choose_trial(candidates, self.tolerance)
+        ok = candidates[candidates["error"].isna()]
+        trials["pareto"] = pareto_front(candidates).reindex(trials.index, fill_value=False)
+        trials["chosen"] = trials.index == chosen
+        self.trials_ = trials
+        self.best_index_ = int(chosen)
+        self.optimum_index_ = int(ok["score"].astype(float).idxmin())
+        self.best_params_ = dict(trials.at[chosen, "params"])
+        self.best_score_ = float(trials.at[chosen, "score"])
+        self.best_loss_ = float(trials.at[chosen, "loss"])
         if self.refit:
-            model = clone(self.estimator).set_params(**self.best_params_)
-            model.fit(X_all, y_all, **({} if weight_all is None else {"sample_weight": weight_all}))
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                model = self._refit_model(self.best_params_, X_all, y_all, weight_all)
+            self._warnings.update(warning_texts(caught))
             if hasattr(model, "metadata_"):
                 model.metadata_["search"] = self.history()
             self.best_estimator_ = model
+        self.warnings_ = dict(self._warnings)
+        if self._warnings:
+            message, count = self._warnings.most_common(1)[0]
+            logger.warning("%d warnings from the libraries behind the search (%d distinct; most frequent, "
+                           "%d times: %s); see warnings_", sum(self._warnings.values()), len(self._warnings),
+                           count, message)
+        self.fit_seconds_ = time.perf_counter() - self._start_time
         return self
 
+    def _candidates(self, trials: pd.DataFrame) -> pd.DataFrame:
+        """The rows the rule chooses among: this search's own trials."""
+        return trials[trials["source"] != "prior"]
+
     # ------------------------------------------------------------------ helpers
+    def _row(self, trial: int, source: str, params: dict, result: dict, penalty) -> dict:
+        self._warnings.update(result.get("warnings", ()))
+        score = math.nan if result["error"] else penalty.score(result["loss"], result["complexity"])
+        if result["error"]:
+            logger.warning("trial %d failed with %s: %s", trial, params, result["error"])
+        return {"trial": trial, "source": source, **params, "params": dict(params),
+                **{k: result[k] for k in ("loss", "loss_se", "complexity", "size")}, "score": score,
+                "log_loss": result["log_loss"], "ece": result["ece"], "fit_time": result["fit_time"],
+                "error": result["error"], "fold_losses": result["fold_losses"]}
+
+    def _time_left(self) -> float:
+        if getattr(self, "time_budget_s", None) is None:
+            return math.inf
+        return float(self.time_budget_s) - (time.perf_counter() - self._start_time)
+
+    def _progress_bar(self, total: int):
+        return tqdm(total=total, desc=f"{type(self.estimator).__name__} {self.method} search", unit="trial",
+                    disable=self.progress is False, delay=PROGRESS_DELAY_S)
+
     def _search_sample(self, y):
         """Sorted row indices of the stratified sample the trials run on (None: every row).
 
@@ -248,10 +344,136 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
             if self.cv < 2:
                 raise ValueError(f"cv must be >= 2 folds, got {self.cv}")
             splitter_cls = StratifiedKFold if classification else KFold
+            if classification and np.unique(y, return_counts=True)[1].min() < self.cv:
+                splitter_cls = KFold  # a class rarer than the folds cannot be stratified
             splitter = splitter_cls(n_splits=self.cv, shuffle=True, random_state=self.random_state)
         else:
             splitter = self.cv
         return list(splitter.split(indices.reshape(-1, 1), y))
+
+    def history(self) -> dict:
+        """The search as plain data (stored in the kept model's ``metadata_['search']``)."""
+        check_is_fitted(self, "trials_")
+        trials = self.trials_.astype(object).where(self.trials_.notna(), None)
+        return {
+            "method": self.method,
+            "scoring": self.scoring_,
+            "rule": "one standard error" if self.tolerance is None else f"tolerance {float(self.tolerance):g}",
+            "lam": float(self.lam),
+            "gamma": float(self.gamma),
+            "n_trials": int(len(self.trials_)),
+            "search_rows": int(self.search_rows_),
+            "reference_loss": self.reference_loss_,
+            "best_params": self.best_params_,
+            "best_score": self.best_score_,
+            "chosen_trial": int(self.trials_.at[self.best_index_, "trial"]),
+            "lowest_score_trial": int(self.trials_.at[self.optimum_index_, "trial"]),
+            "trials": trials.to_dict(orient="records"),
+        }
+
+    def trials_to_reach(self, score: float) -> int | None:
+        """How many trials it took for the lowest S so far to reach ``score`` (None: never)."""
+        check_is_fitted(self, "trials_")
+        own = self.trials_[self.trials_["source"].isin(["estimator", "search"])]
+        searched = own["score"].astype(float).fillna(np.inf).to_numpy()
+        hits = np.flatnonzero(np.minimum.accumulate(searched) <= score + 1e-12)
+        return int(hits[0]) + 1 if hits.size else None
+
+    def predict(self, X):
+        """Predict with the refit model."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict(X)
+
+    def predict_proba(self, X):
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict_proba(X)
+
+
+class _SequentialSearch(_BaseSearch):
+    """Searches that propose points of a space batch after batch (Bayesian, random, grid)."""
+
+    def _start(self, dimensions: list, rng: np.random.RandomState, prior_points, prior_scores) -> None:
+        raise NotImplementedError
+
+    def _propose(self, n: int) -> list[list]:
+        raise NotImplementedError
+
+    def _observe(self, points: list[list], scores: list[float]) -> None:
+        """Bayesian search learns from results; random and grid search ignore them."""
+
+    def _run_trials(self, X, y, sample_weight, splits, loss, penalty):
+        if int(self.n_trials) < 1:
+            raise ValueError(f"n_trials must be >= 1, got {self.n_trials}")
+        if self.time_budget_s is not None and not float(self.time_budget_s) > 0:
+            raise ValueError(f"time_budget_s must be a positive number of seconds, got {self.time_budget_s}")
+        space = dict(self.space) if self.space is not None else default_space(self.estimator, X, y, sample_weight)
+        if not space:
+            raise ValueError("the search space is empty")
+        self.space_ = space
+        names = list(space)
+        dimensions = [_named(dim, name) for name, dim in space.items()]
+        rng = np.random.RandomState(self.random_state)
+        rows, prior_points, prior_scores = self._prior_trials(names, dimensions, penalty)
+        self._start(dimensions, rng, prior_points, prior_scores)
+        worst = max(prior_scores, default=None)
+        n_trials = int(self.n_trials)
+        batch = int(self.batch_size or effective_n_jobs(self.n_jobs))
+        fixed = dict(self.trial_params or {})
+        evaluate = joblib.delayed(_evaluate_trial)
+        done, slowest = 0, 0.0
+        # One managed Parallel for the whole search: the backend's workers (a Ray actor pool, loky
+        # processes) are started once, not once per batch.
+        with self._progress_bar(n_trials) as bar, joblib.Parallel(n_jobs=self.n_jobs) as parallel:
+            if self.evaluate_estimator:
+                given = {n: _python_scalar(self.estimator.get_params().get(n)) for n in names}
+                result = _evaluate_trial(self.estimator, {}, X, y, sample_weight, splits, loss)
+                done = 1
+                rows.append(self._row(done, "estimator", given, result, penalty))
+                slowest = result["fit_time"]
+                point = [given[n] for n in names]
+                if not result["error"] and all(_inside(v, d) for v, d in zip(point, dimensions)):
+                    self._observe([point], [rows[-1]["score"]])
+                    worst = rows[-1]["score"] if worst is None else max(worst, rows[-1]["score"])
+                bar.update(1)
+            while done < n_trials:
+                if self._time_left() < 2 * slowest:  # this batch, then the refit
+                    logger.info("time budget reached after %d trials", done)
+                    break
+                points = self._propose(min(batch, n_trials - done))
+                if not points:  # grid exhausted
+                    break
+                params_list = [{**fixed, **{n: _python_scalar(v) for n, v in zip(names, p)}} for p in points]
+                results = parallel(evaluate(self.estimator, params, X, y, sample_weight, splits, loss)
+                                   for params in params_list)
+                scores = []
+                for params, result in zip(params_list, results):
+                    done += 1
+                    rows.append(self._row(done, "search", params, result, penalty))
+                    score = rows[-1]["score"]
+                    if not math.isnan(score):
+                        worst = score if worst is None else max(worst, score)
+                    scores.append(score)
+                slowest = max(r["fit_time"] for r in results)
+                # A failed trial is told as the worst score seen, so the optimizer moves away from it.
+                fallback = worst if worst is not None else 1e12
+                self._observe(points, [fallback if math.isnan(s) else s for s in scores])
+                bar.update(len(points))
+                bar.set_postfix(best=np.nanmin([r["score"] for r in rows if r["source"] != "prior"] or [np.nan]))
+            if fixed and int(self.n_refine) > 0:
+                rows += self._refine(rows, names, X, y, sample_weight, splits, loss, penalty, parallel)
+        return rows
+
+    def _refine(self, rows, names, X, y, sample_weight, splits, loss, penalty, parallel) -> list[dict]:
+        """Evaluate the best searched configurations again with the estimator's own ``trial_params`` values."""
+        searched = pd.DataFrame([r for r in rows if r["source"] == "search" and r["error"] is None])
+        if searched.empty:
+            return []
+        best = searched.sort_values("score", kind="stable").drop_duplicates(subset=names).head(int(self.n_refine))
+        params_list = [{n: _python_scalar(row[n]) for n in names} for _, row in best.iterrows()]
+        results = parallel(joblib.delayed(_evaluate_trial)(self.estimator, params, X, y, sample_weight, splits, loss)
+                           for params in params_list)
+        return [self._row(len(rows) + i + 1, "refine", params, result, penalty)
+                for i, (params, result) in enumerate(zip(params_list, results))]
 
     def _prior_trials(self, names, dimensions, penalty):
         """Rows, points and re-scored S of earlier trials that fall inside this search space."""
@@ -267,47 +489,25 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
                 continue
             point = [_python_scalar(row[n]) for n in names]
             point = [int(round(v)) if isinstance(d, Integer) else v for v, d in zip(point, dimensions)]
-            if not all(v in d for v, d in zip(point, dimensions)):
+            if not all(_inside(v, d) for v, d in zip(point, dimensions)):
                 continue
             score = penalty.score(row["loss"], row["complexity"])
-            rows.append({"trial": 0, "source": "prior", **dict(zip(names, point)), "loss": float(row["loss"]),
-                         "complexity": float(row["complexity"]), "score": score, "fit_time": math.nan, "error": None})
+            size = row.get("size", row["complexity"])
+            rows.append({"trial": 0, "source": "prior", **dict(zip(names, point)), "params": dict(zip(names, point)), "loss": float(row["loss"]),
+                         "loss_se": float(row.get("loss_se", math.nan)), "complexity": float(row["complexity"]),
+                         "size": float(size), "score": score, "log_loss": math.nan, "ece": math.nan,
+                         "fit_time": math.nan, "error": None, "fold_losses": []})
             points.append(point)
             scores.append(score)
         logger.info("warm start: %d prior trials inside the space", len(points))
         return rows, points, scores
 
-    def history(self) -> dict:
-        """The search as plain data (stored in the best model's ``metadata_['search']``)."""
-        check_is_fitted(self, "trials_")
-        trials = self.trials_.astype(object).where(self.trials_.notna(), None)
-        return {
-            "method": self.method,
-            "scoring": self.scoring_,
-            "lam": float(self.lam),
-            "gamma": float(self.gamma),
-            "n_trials": int(self.n_trials),
-            "search_rows": int(self.search_rows_),
-            "best_params": self.best_params_,
-            "best_score": self.best_score_,
-            "trials": trials.to_dict(orient="records"),
-        }
 
-    def trials_to_reach(self, score: float) -> int | None:
-        """How many search trials it took for the best S so far to reach ``score`` (None: never)."""
-        check_is_fitted(self, "trials_")
-        searched = self.trials_[self.trials_["source"] == "search"]["score"].fillna(np.inf).to_numpy()
-        hits = np.flatnonzero(np.minimum.accumulate(searched) <= score + 1e-12)
-        return int(hits[0]) + 1 if hits.size else None
-
-    def predict(self, X):
-        """Predict with the refit best model."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.predict(X)
-
-    def predict_proba(self, X):
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.predict_proba(X)
+def _inside(value, dimension) -> bool:
+    try:
+        return value is not None and value in dimension
+    except TypeError:
+        return False
 
 
 def _named(dimension, name):
@@ -317,14 +517,15 @@ def _named(dimension, name):
     return dimension
 
 
-class BayesianSearch(_BaseSearch):
+class BayesianSearch(_SequentialSearch):
     """Gaussian-process Bayesian optimization with expected improvement (scikit-optimize).
 
     Parameters (besides those shared with :class:`RandomSearch`)
     ----------
     n_initial_points : int, optional
-        Random points before the GP takes over (default: 3 for 1-D spaces, up to 10); prior
-        trials count toward them.
+        Points before the GP takes over (the starting estimator, prior trials and random draws
+        count toward them). Default: a third of ``n_trials``, at most 2·dimensions + 1 and 10, so
+        that every budget leaves Bayesian steps; a budget that leaves none is warned about.
     """
 
     method = "bayesian"
@@ -335,7 +536,12 @@ class BayesianSearch(_BaseSearch):
         self.acq_func = acq_func
 
     def _start(self, dimensions, rng, prior_points, prior_scores):
-        n_initial = self.n_initial_points or min(10, 2 * len(dimensions) + 1)
+        n_trials = int(self.n_trials)
+        n_initial = self.n_initial_points or max(1, min(10, 2 * len(dimensions) + 1, n_trials // 3))
+        if n_initial >= n_trials:
+            warnings.warn(f"n_trials={n_trials} is not more than the {n_initial} initial points: this Bayesian "
+                          "search takes no Bayesian step (raise n_trials or lower n_initial_points)", UserWarning,
+                          stacklevel=4)
         # Fewer acquisition samples/restarts than skopt's defaults (10,000 / 5): the optimum of EI over
         # a handful of dimensions is found as well, at a fraction of the per-trial overhead.
         self._optimizer = Optimizer(
@@ -358,7 +564,7 @@ class BayesianSearch(_BaseSearch):
             self._optimizer.tell(points, scores)
 
 
-class RandomSearch(_BaseSearch):
+class RandomSearch(_SequentialSearch):
     """Independent random draws from the space (for ablations against Bayesian search)."""
 
     method = "random"
@@ -370,7 +576,7 @@ class RandomSearch(_BaseSearch):
         return list(itertools.islice(self._points, n))
 
 
-class GridSearch(_BaseSearch):
+class GridSearch(_SequentialSearch):
     """An even grid over the space (log-spaced on log-uniform dimensions), visited in a seeded
     random order so that any prefix of the budget covers the space evenly."""
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import clone
-from skopt.space import Integer, Real
+from skopt.space import Categorical, Integer, Real
 
 from primo.models.pram import _PrAMBase
 from primo.models.prdt import _PrDTMixin
@@ -43,13 +43,15 @@ def pram_space(estimator, X, y, sample_weight=None) -> dict:
         "min_samples_leaf": Integer(1, 50, prior="log-uniform", name="min_samples_leaf"),
         "max_leaves": Integer(2, 4, name="max_leaves"),
     }
-    if max_pairs > 0 and not _is_multiclass(estimator, y):
+    if _is_multiclass(estimator, y):
+        space["interactions"] = Categorical([0], name="interactions")
+    elif max_pairs > 0:
         space["interactions"] = Integer(0, min(max_pairs, 32), name="interactions")
     return space
 
 
 def _is_multiclass(estimator, y) -> bool:
-    # interpret drops pair terms from multiclass explanations, so Primo does not search them there.
+    # interpret drops pair terms from multiclass explanations, so Primo's multiclass models have none.
     return hasattr(estimator, "predict_proba") and len(np.unique(y)) > 2
 
 

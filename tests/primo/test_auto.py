@@ -40,3 +40,30 @@ def test_unknown_family_is_rejected(data_dir):
     X, y, _, _ = clara_ms(data_dir)
     with pytest.raises(ValueError, match="families"):
         PrimoRegressor(families=("svm",)).fit(X, y)
+
+
+def test_selection_is_never_worse_than_either_default_beyond_noise(data_dir):
+    """Both families' defaults are trials on the same folds, so the kept model validates within noise of them."""
+    X, y, _, _ = clara_ms(data_dir)
+    auto = PrimoRegressor(n_trials=3, family_params=FAST, random_state=0, n_jobs=1).fit(X, y)
+    pool = {family: search.trials_ for family, search in auto.searches_.items()}
+    defaults = [pool["prdt"].iloc[0], pool["pram"].iloc[0]]
+    assert pool["prdt"].iloc[0]["ccp_alpha"] == 0.0 and pool["pram"].iloc[0]["source"] == "estimator"
+    kept = auto.selection_report_.set_index("family").loc[auto.best_family_]
+    best_default = min(d["score"] for d in defaults)
+    assert kept["score"] <= best_default + 2 * kept["loss_se"]
+    assert kept["within_noise"] and kept["relative_loss"] < 1
+    assert {"loss_se", "relative_loss", "size", "latency_us", "within_noise"} <= set(auto.selection_report_.columns)
+
+
+def test_text_columns_and_missing_values_select_without_crashing(data_dir):
+    import numpy as np
+    import pandas as pd
+
+    X, y, _, _ = clara_ms(data_dir)
+    X = X.copy()
+    X["tier"] = np.where(X["R_state"] > X["R_state"].median(), "large", "small")
+    X.loc[X.index[::7], "A_i"] = np.nan
+    auto = PrimoRegressor(n_trials=2, family_params=FAST, random_state=0, n_jobs=1).fit(X, y)
+    assert auto.predict(X).shape == (len(X),)
+    assert pd.notna(auto.selection_report_["loss"]).all()

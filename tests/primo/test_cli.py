@@ -20,7 +20,9 @@ def test_fit_predict_info(clara_csv, tmp_path, capsys):
     assert main(["fit", str(train), "--target", "cores", "--model", "prdt", "--trials", "5", "--out", str(model_path)]) == 0
     model = primo.load(model_path)
     assert type(model).__name__ == "PrDTRegressor"  # integer target with > 20 values: regression
-    assert len(model.metadata_["search"]["trials"]) == 5
+    search = model.metadata_["search"]
+    assert search["method"] == "pruning path" and search["rule"] == "one standard error"
+    assert len(search["trials"]) > 5  # every distinct subtree of the pruning path, not a trial budget
 
     out = tmp_path / "pred.csv"
     assert main(["predict", str(model_path), str(test), "--out", str(out)]) == 0
@@ -31,7 +33,7 @@ def test_fit_predict_info(clara_csv, tmp_path, capsys):
     capsys.readouterr()
     assert main(["info", str(model_path)]) == 0
     info = capsys.readouterr().out
-    assert "PrDTRegressor" in info and "search: bayesian, 5 trials" in info and "edits: 0" in info
+    assert "PrDTRegressor" in info and f"search: pruning path, {len(search['trials'])} trials" in info and "edits: 0" in info
 
 
 def test_cli_errors_are_one_line_and_exit_2(clara_csv, tmp_path, capsys):

@@ -1,0 +1,325 @@
+"""Automatic model selection: the simplest model, of either family, within noise of the best.
+
+A developer states what the system needs — prediction latency, a minimum score or maximum loss,
+a complexity budget — and Primo searches PrDT (its exact pruning path, :class:`~primo.search.PruningSearch`)
+and PrAM (:class:`~primo.search.BayesianSearch` over one-bag configurations, ~10× cheaper to fit),
+on the same validation splits, with each family's default configuration among the trials. Of all
+the trials that meet the stated limits, it keeps the one of smallest readable size (``size_``:
+leaves, or constant pieces of the shape functions) whose objective is within noise of the best
+trial of either family (the rule of :mod:`primo.search.choice`), refits it on all rows and measures
+its latency. So the selected model validates no worse, beyond noise, than either family's default.
+
+``selection_report_`` has one row per family: its finalist, validation loss and standard error,
+relative loss (1.0 = the trivial predictor), size, C, for classifiers log loss and calibration error,
+the measured latency, and why it won or lost. ``latency_us`` is the median, over 50 rows, of the
+best of 3 single-row calls of the deployed path: Primo's compiled Python predictor
+(:func:`primo.export.compile_python`, what the exports embed).
+
+Example
+-------
+>>> auto = PrimoClassifier(max_latency_us=200, min_score=0.8, scoring="f1", n_trials=10)
+>>> auto.fit(X, y).selection_report_  # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import logging
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, RegressorMixin, clone
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from primo.models.latency import single_row_latency_us
+from primo.models.pram import PrAMClassifier, PrAMRegressor
+from primo.models.prdt import PrDTClassifier, PrDTRegressor
+
+logger = logging.getLogger(__name__)
+
+#: ``cv="auto"`` validates by 5-fold CV up to this many rows, by one 25% hold-out above.
+AUTO_CV_MAX_ROWS = 10_000
+#: PrAM configurations are searched with one bag (~10× cheaper); the default PrAM, with its own bags, is a
+#: trial too, and a one-bag configuration is kept only when it validates within noise of the best.
+PRAM_TRIAL_PARAMS = {"outer_bags": 1}
+
+
+class RequirementsNotMetError(ValueError):
+    """No candidate model satisfies the stated requirements; the message says which and by how much."""
+
+
+def score_from_loss(loss_name: str, loss: float) -> float | None:
+    """The natural "higher is better" score behind a loss, when there is one (F1, accuracy, R², scorers)."""
+    if loss_name in ("1-f1", "1-r2", "error"):
+        return 1.0 - loss
+    if loss_name.startswith("-"):
+        return -loss
+    return None
+
+
+class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
+    _families: dict
+
+    def __init__(
+        self,
+        *,
+        families=("prdt", "pram"),
+        scoring=None,
+        tolerance=None,
+        max_latency_us=None,
+        min_score=None,
+        max_loss=None,
+        max_complexity=None,
+        lam=0.0,
+        gamma=1.0,
+        n_trials=20,
+        time_budget_s=None,
+        cv="auto",
+        validation_fraction=0.25,
+        family_params=None,
+        n_jobs=-1,
+        random_state=None,
+        progress=True,
+    ):
+        self.families = families
+        self.scoring = scoring
+        self.tolerance = tolerance
+        self.max_latency_us = max_latency_us
+        self.min_score = min_score
+        self.max_loss = max_loss
+        self.max_complexity = max_complexity
+        self.lam = lam
+        self.gamma = gamma
+        self.n_trials = n_trials
+        self.time_budget_s = time_budget_s
+        self.cv = cv
+        self.validation_fraction = validation_fraction
+        self.family_params = family_params
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.progress = progress
+
+    # ------------------------------------------------------------------ search
+    def _searches(self, n_rows: int) -> dict:
+        from primo.search import BayesianSearch, PruningSearch
+
+        unknown = set(self.families) - set(self._families)
+        if unknown or not self.families:
+            raise ValueError(f"families must be a non-empty subset of {sorted(self._families)}, got {self.families}")
+        cv = self.cv
+        if cv == "auto":
+            cv = 5 if n_rows <= AUTO_CV_MAX_ROWS else None
+        # One seed for every family, so that all are validated on the same rows and compared paired.
+        seed = self.random_state if self.random_state is not None else check_random_state(None).randint(2**31 - 1)
+        common = dict(scoring=self.scoring, tolerance=self.tolerance, lam=self.lam, gamma=self.gamma, cv=cv,
+                      validation_fraction=self.validation_fraction, n_jobs=self.n_jobs, random_state=seed,
+                      refit=False, progress=self.progress)
+        family_params = self.family_params or {}
+        searches = {}
+        for family in self.families:
+            estimator = self._families[family](**family_params.get(family, {}))
+            if family == "prdt":
+                searches[family] = PruningSearch(estimator, **common)
+            else:
+                budget = None if self.time_budget_s is None else max(1e-3, self._time_left())
+                cheaper = {k: v for k, v in PRAM_TRIAL_PARAMS.items() if v < estimator.get_params()[k]}
+                searches[family] = BayesianSearch(estimator, n_trials=self.n_trials, time_budget_s=budget,
+                                                  trial_params=cheaper or None, **common)
+        return searches
+
+    def _time_left(self) -> float:
+        return float(self.time_budget_s) - (time.perf_counter() - self._start)
+
+    def fit(self, X, y, sample_weight=None):
+        """Search every family, keep the simplest model within noise of the best that meets the limits."""
+        from primo.search.choice import choose_trial, within_noise
+
+        self._start = time.perf_counter()
+        self.searches_, self.candidates_ = {}, {}
+        pools = []
+        for family, search in self._searches(len(y)).items():
+            if family == "pram" and self.time_budget_s is not None:
+                search.set_params(time_budget_s=max(1e-3, self._time_left()))
+            search.fit(X, y, sample_weight=sample_weight)
+            self.searches_[family] = search
+            rows = search._candidates(search.trials_)
+            rows = rows[rows["error"].isna()].assign(family=family)
+            pools.append(rows)
+        pool = pd.concat(pools)
+        pool.index = pd.RangeIndex(len(pool))
+        eligible = pool[self._meets_limits(pool)]
+        near = pd.Series(False, index=pool.index)
+        if not eligible.empty:
+            best = eligible["score"].astype(float).idxmin()
+            near[eligible.index] = within_noise(eligible, best, self.tolerance)
+        report, order = [], []
+        for family in self.searches_:
+            rows = eligible[eligible["family"] == family]
+            close = rows[near[rows.index]]
+            if not close.empty:
+                finalist = choose_trial(close, self.tolerance)
+            else:  # nothing within noise of the best (or within the limits): the family's own best
+                rows = rows if not rows.empty else pool[pool["family"] == family]
+                finalist = rows["score"].astype(float).idxmin()
+            model, latency = self._refit(family, pool.loc[finalist], X, y, sample_weight)
+            entry = self._report_row(family, pool.loc[finalist], model, latency, within=not close.empty,
+                                     within_limits=finalist in eligible.index)
+            report.append(entry)
+            order.append((not entry["satisfies"], not entry["within_noise"], entry["size"], entry["score"], family))
+        self.selection_report_ = pd.DataFrame(report)
+        winners = [entry for entry in sorted(order) if not entry[0]]
+        if not winners:
+            reasons = "; ".join(f"{r.family}: {r.reason}" for r in self.selection_report_.itertuples())
+            raise RequirementsNotMetError(f"no model meets the requirements — {reasons}")
+        chosen = winners[0][-1]
+        report = self.selection_report_
+        report["selected"] = report["family"] == chosen
+        for index in report.index[report["satisfies"] & ~report["selected"]]:
+            report.at[index, "reason"] = (f"meets every requirement, but {chosen} is "
+                                          + ("smaller within noise" if report.at[index, "within_noise"]
+                                             else "better beyond noise"))
+        report.loc[report["selected"], "reason"] = (
+            "selected: the smallest model within noise of the best validated objective that meets every requirement"
+            if report.loc[report["selected"], "within_noise"].all()
+            else "selected: meets every requirement (the models within noise of the best do not)")
+        self.best_family_ = chosen
+        self.best_estimator_ = self.candidates_[chosen]
+        self.best_estimator_.metadata_["selection"] = report.drop(columns="params").to_dict(orient="records")
+        if hasattr(self.best_estimator_, "classes_"):
+            self.classes_ = self.best_estimator_.classes_
+        self.n_features_in_ = self.best_estimator_.n_features_in_
+        return self
+
+    def _meets_limits(self, pool: pd.DataFrame) -> pd.Series:
+        """Trials within the stated loss, score and complexity limits (latency is measured after refit)."""
+        scoring = next(iter(self.searches_.values())).scoring_
+        ok = pd.Series(True, index=pool.index)
+        if self.max_loss is not None:
+            ok &= pool["loss"] <= self.max_loss
+        if self.min_score is not None:
+            if score_from_loss(scoring, 0.0) is None:
+                raise ValueError(f"min_score needs a score-like metric (f1, accuracy, r2, a scorer); "
+                                 f"{scoring} is a loss: use max_loss")
+            ok &= pool["loss"].map(lambda v: score_from_loss(scoring, v)) >= self.min_score
+        if self.max_complexity is not None:
+            ok &= pool["complexity"] <= self.max_complexity
+        return ok
+
+    def _refit(self, family, trial, X, y, sample_weight):
+        """Refit a family's finalist on every row and measure the deployed path's single-row latency."""
+        search = self.searches_[family]
+        from primo.search.searchers import warning_texts
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model = search._refit_model(dict(trial["params"]), X, y,
+                                        None if sample_weight is None else np.asarray(sample_weight))
+        for message in warning_texts(caught):
+            search.warnings_[message] = search.warnings_.get(message, 0) + 1
+        model.metadata_["search"] = search.history()
+        from primo.export import compile_python, encode_categories, model_tables
+
+        tables = model_tables(model)
+        fast_predict = compile_python(tables)
+        rows = encode_categories(tables, X)
+        self.candidates_[family] = model
+        return model, single_row_latency_us(lambda row: fast_predict(row[0]), rows)
+
+    def _report_row(self, family, trial, model, latency, *, within: bool, within_limits: bool) -> dict:
+        search = self.searches_[family]
+        loss = float(trial["loss"])
+        failures = []
+        if self.max_loss is not None and loss > self.max_loss:
+            failures.append(f"validation {search.scoring_} {loss:.4g} exceeds max_loss {self.max_loss:g} "
+                            f"by {loss - self.max_loss:.4g}")
+        if self.min_score is not None:
+            score = score_from_loss(search.scoring_, loss)
+            if score < self.min_score:
+                failures.append(f"validation score {score:.4g} is below min_score {self.min_score:g} "
+                                f"by {self.min_score - score:.4g}")
+        complexity = float(trial["complexity"])
+        if self.max_complexity is not None and complexity > self.max_complexity:
+            failures.append(f"complexity {complexity:g} exceeds max_complexity {self.max_complexity:g} "
+                            f"by {complexity - self.max_complexity:g}")
+        if self.max_latency_us is not None and latency > self.max_latency_us:
+            failures.append(f"measured latency {latency:.1f} µs exceeds max_latency_us {self.max_latency_us:g} "
+                            f"by {latency - self.max_latency_us:.1f} µs")
+        if not within_limits and not failures:
+            failures.append("no trial meets the requirements")
+        return {
+            "family": family,
+            "model": type(search.estimator).__name__,
+            "params": dict(trial["params"]),
+            "loss": loss,
+            "loss_se": float(trial["loss_se"]),
+            "relative_loss": float(trial["relative_loss"]),
+            "score": float(trial["score"]),
+            "size": float(model.size_),
+            "complexity": float(model.complexity_),
+            "log_loss": float(trial["log_loss"]),
+            "ece": float(trial["ece"]),
+            "latency_us": latency,
+            "within_noise": bool(within),
+            "satisfies": not failures,
+            "selected": False,
+            "reason": "; ".join(failures),
+        }
+
+    def predict(self, X):
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict(X)
+
+    def save(self, path):
+        """Save the selected model (with the selection report in its metadata)."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.save(path)
+
+    def __str__(self):
+        try:
+            check_is_fitted(self, "best_estimator_")
+        except Exception:
+            return repr(self)
+        return f"selected {self.best_family_}:\n{self.best_estimator_}"
+
+
+class PrimoClassifier(ClassifierMixin, _PrimoAutoBase):
+    """Searches PrDT and PrAM classifiers; keeps the simplest model within noise of the best that
+    meets the requirements (see the module docstring).
+
+    Parameters
+    ----------
+    families : tuple of {"prdt", "pram"}
+    scoring : validation loss (see :func:`primo.search.resolve_loss`); default log loss, so the
+        kept model's probabilities can be trusted; log loss and calibration error are reported
+        beside any other choice.
+    tolerance : None (paired one-standard-error rule) or a fraction of the trivial predictor's loss;
+        0 keeps the lowest objective (see :mod:`primo.search.choice`).
+    max_latency_us : float, optional — limit on the measured single-row latency of the deployed
+        path (Primo's compiled predictor, as embedded by :mod:`primo.export`).
+    min_score : float, optional — minimum validation score (accuracy, F1, R² or a scorer).
+    max_loss : float, optional — maximum validation loss (e.g. MAE).
+    max_complexity : float, optional — limit on the paper's C (leaves × depth, or (1 + pairs) × bins).
+    lam, gamma : the complexity penalty of the paper's objective S = P + λ·C^γ (default: none).
+    n_trials : Bayesian-search trials for PrAM (PrDT scores every subtree of its pruning path).
+    time_budget_s : seconds for the whole fit, optional.
+    cv : "auto" (5-fold CV up to :data:`AUTO_CV_MAX_ROWS` rows, else a hold-out), an int, a splitter,
+        or None (a ``validation_fraction`` hold-out).
+    family_params : dict family -> fixed constructor arguments, e.g. ``{"pram": {"outer_bags": 4}}``.
+    n_jobs : trials run in parallel (default -1: every core; the trials then depend on the core count).
+    random_state : seed of the validation splits and the search (drawn at random when None).
+    progress : a tqdm bar for searches running longer than 10 s (False: none).
+    """
+
+    _families = {"prdt": PrDTClassifier, "pram": PrAMClassifier}
+
+    def predict_proba(self, X):
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict_proba(X)
+
+
+class PrimoRegressor(RegressorMixin, _PrimoAutoBase):
+    """Searches PrDT and PrAM regressors and keeps the simplest model within noise of the best that
+    meets the requirements (parameters as :class:`PrimoClassifier`; the default scoring is MAE)."""
+
+    _families = {"prdt": PrDTRegressor, "pram": PrAMRegressor}
