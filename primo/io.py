@@ -441,6 +441,17 @@ def _check_header(document: Any) -> None:
         raise ModelFileError("model_class is not a string")
 
 
+#: The classes a model file may name, by class name. :mod:`primo.models` registers its families here
+#: (io sits beside the model families and must not import them: they save through io).
+MODEL_CLASSES: dict[str, type] = {}
+
+
+def register_model_class(cls: type) -> type:
+    """Let model files name ``cls`` (by its class name); returns ``cls``."""
+    MODEL_CLASSES[cls.__name__] = cls
+    return cls
+
+
 def model_from_document(document: dict, arrays: dict[str, np.ndarray] | None = None):
     """Build the model a metadata document describes (arrays referenced or inlined).
 
@@ -451,8 +462,6 @@ def model_from_document(document: dict, arrays: dict[str, np.ndarray] | None = N
     -------
     >>> rebuilt = model_from_document(json.loads(primo.export.to_json(model)))  # doctest: +SKIP
     """
-    from primo.models import MODEL_CLASSES
-
     _check_header(document)
     cls_name = document["model_class"]
     cls = MODEL_CLASSES.get(cls_name)

@@ -2,8 +2,10 @@
 from primo.models.pram import PrAMClassifier, PrAMRegressor
 from primo.models.prdt import PrDTClassifier, PrDTRegressor
 
-#: Model classes that can be stored in a Primo model file, by class name.
-MODEL_CLASSES = {cls.__name__: cls for cls in (PrDTClassifier, PrDTRegressor, PrAMClassifier, PrAMRegressor)}
+from primo.io import MODEL_CLASSES, register_model_class
+
+for _family in (PrDTClassifier, PrDTRegressor, PrAMClassifier, PrAMRegressor):
+    register_model_class(_family)
 
 __all__ = [
     "PrAMClassifier",
