@@ -33,8 +33,9 @@ before everything is checked (:mod:`primo.validation`):
 
 Default limits (:data:`~primo.validation.DEFAULT_LIMITS`; pass ``limits=FileLimits(...)`` to
 :func:`load` to change them): file 512 MiB, 10,000 members, 256 MiB per member, 512 MiB in total,
-``primo.json`` 16 MiB and 64 levels deep (and a ZIP directory of at most 1 KB per allowed member). Peak memory while loading stays below about
-``max_total_bytes + max_member_bytes + 30 × max_json_bytes`` (≈ 1.2 GiB with the defaults).
+``primo.json`` 8 MiB and 64 levels deep (and a ZIP directory of at most 1 KB per allowed member). Peak memory while loading stays below about
+``max_total_bytes + max_member_bytes + 40 × max_json_bytes`` (≈ 1.1 GiB with the defaults); loading
+time grows linearly with the file (seconds for a pathological 8 MiB ``primo.json``).
 
 Saving
 ------
@@ -153,12 +154,13 @@ _FLOAT_NAMES = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 def _decode(value: Any, arrays: dict[str, np.ndarray]) -> Any:
     """Inverse of :class:`_Encoder`; every special object is checked (a file may be hostile)."""
     if isinstance(value, list):
-        return [_decode(v, arrays) for v in value]
+        return _unchanged_or(value, [_decode(v, arrays) for v in value])
     if not isinstance(value, dict):
         return value
     special = [k for k in value if k.startswith("__")]
     if not special:
-        return {k: _decode(v, arrays) for k, v in value.items()}
+        decoded = {k: _decode(v, arrays) for k, v in value.items()}
+        return _unchanged_or(value, decoded)
     kind = special[0]
     if kind not in _SPECIAL_KEYS or set(value) != _SPECIAL_KEYS[kind]:
         raise ModelFileError(f"unknown special object with keys {sorted(value)[:5]}")
@@ -182,6 +184,12 @@ def _decode(value: Any, arrays: dict[str, np.ndarray]) -> Any:
     if kind == "__list__":
         return _decode_list(value, arrays)
     return _decode_records(value, arrays)
+
+
+def _unchanged_or(original, decoded):
+    """``original`` when decoding changed none of its items (plain JSON is not held twice), else ``decoded``."""
+    pairs = zip(original.values(), decoded.values()) if isinstance(original, dict) else zip(original, decoded)
+    return original if all(a is b for a, b in pairs) else decoded
 
 
 def _decode_dict(pairs: Any, arrays: dict[str, np.ndarray]) -> dict:
