@@ -33,9 +33,11 @@ before everything is checked (:mod:`primo.validation`):
 
 Default limits (:data:`~primo.validation.DEFAULT_LIMITS`; pass ``limits=FileLimits(...)`` to
 :func:`load` to change them): file 512 MiB, 10,000 members, 256 MiB per member, 512 MiB in total,
-``primo.json`` 8 MiB and 64 levels deep (and a ZIP directory of at most 1 KB per allowed member). Peak memory while loading stays below about
-``max_total_bytes + max_member_bytes + 40 × max_json_bytes`` (≈ 1.1 GiB with the defaults); loading
-time grows linearly with the file (seconds for a pathological 8 MiB ``primo.json``).
+``primo.json`` 8 MiB and 64 levels deep, a ZIP directory of at most 1 KB per allowed member. Peak
+memory while loading stays below about ``max_total_bytes + max_member_bytes + 40 × max_json_bytes``
+(≈ 1.1 GiB with the defaults); loading time grows linearly with the file (seconds for a
+pathological 8 MiB ``primo.json``). The edit log is checked again by :func:`primo.adjust.replay`
+and :func:`primo.adjust.undo`, and a model's ``_set_state`` runs the same state checks.
 
 Saving
 ------
