@@ -184,6 +184,7 @@ def search_pram(task: str, X, y, budget: SearchBudget, *, n_jobs=1, random_state
     search = BayesianSearch(
         estimator, space=search_space(task), scoring=SCORING[task], n_trials=budget.n_trials, cv=budget.cv,
         n_jobs=n_jobs, random_state=random_state, refit=False, progress=progress,
+        tolerance=0, evaluate_estimator=False,  # the paper's protocol: the lowest S of the trials alone
     )
     return search.fit(X, y)
 

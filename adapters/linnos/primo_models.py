@@ -130,6 +130,7 @@ def search_tree(
     search = BayesianSearch(
         PrDTClassifier(random_state=random_state), scoring="f1", lam=lam, gamma=gamma, n_trials=n_trials,
         cv=time_ordered_validation(len(X), validation_fraction), n_jobs=1, random_state=random_state,
+        tolerance=0, evaluate_estimator=False,  # the paper's protocol: the lowest S of the trials alone
     ).fit(X, y, sample_weight=slow_weights(y, slow_weight))
     tree = search.best_estimator_
     tree.metadata_["training"] = {

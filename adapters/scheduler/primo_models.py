@@ -71,8 +71,9 @@ def _pram(budget: Budget) -> PrAMRegressor:
 
 
 def _search(estimator, scoring, cv, budget: Budget, n_trials: int | None = None) -> BayesianSearch:
+    # The paper's protocol (the lowest S of the trials alone), as the committed reports were made.
     return BayesianSearch(estimator, scoring=scoring, cv=cv, n_trials=n_trials or budget.n_trials, n_jobs=1,
-                          random_state=budget.random_state)
+                          random_state=budget.random_state, tolerance=0, evaluate_estimator=False)
 
 
 # ---------------------------------------------------------------- throughput

@@ -47,8 +47,10 @@ def fit_student(estimator, X, y, sample_weight=None, *, search: bool = True, sco
                 lam: float = 0.0, gamma: float = 1.0, space=None, n_jobs=1, random_state=None, progress=False):
     """Fit ``estimator`` on (X, y), after a Bayesian search of its structure when ``search``.
 
-    The search minimizes S(θ) = loss + λ·C(θ)^γ on a hold-out split (see :mod:`primo.search`);
-    the returned model is refit on all of X and carries ``metadata_['search']``.
+    The search minimizes S(θ) = loss + λ·C(θ)^γ on a hold-out split and keeps the lowest S (the
+    paper's protocol: distillation's size is steered by λ and by the fidelity search of
+    :func:`primo.distill.distill`, not by :mod:`primo.search.choice`'s rule); the returned model is
+    refit on all of X and carries ``metadata_['search']``.
 
     Example
     -------
@@ -59,7 +61,7 @@ def fit_student(estimator, X, y, sample_weight=None, *, search: bool = True, sco
         return clone(estimator).fit(X, y, **fit_kwargs)
     searcher = BayesianSearch(
         estimator, space=space, scoring=scoring, lam=lam, gamma=gamma, n_trials=n_trials, n_jobs=n_jobs,
-        random_state=random_state, progress=progress,
+        random_state=random_state, progress=progress, tolerance=0, evaluate_estimator=False,
     )
     return searcher.fit(X, y, sample_weight=sample_weight).best_estimator_
 

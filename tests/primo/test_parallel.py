@@ -85,7 +85,7 @@ def test_cli_fit_on_a_cluster_with_a_search_sample(data_dir, dask_address, tmp_p
             "--search-sample", "0.5", "--out", str(out)]
     assert main(argv + ["--cluster", dask_address]) == 0
     history = primo.load(out).metadata_["search"]
-    assert history["search_rows"] == 340 and len(history["trials"]) == 4  # half of 680 rows
+    assert history["search_rows"] == 340 and history["method"] == "pruning path"  # half of 680 rows
     assert main(argv + ["--model", "auto"]) == 2
     assert "--search-sample needs --model" in capsys.readouterr().err
 
