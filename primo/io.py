@@ -277,7 +277,7 @@ def encode_tree(value: Any, *, inline_arrays: bool) -> tuple[Any, dict[str, np.n
 
 
 def decode_tree(value: Any, arrays: dict[str, np.ndarray] | None = None) -> Any:
-    """Inverse of :func:`encode_tree`."""
+    """Inverse of :func:`encode_tree`; a malformed special object raises :class:`ModelFileError`."""
     return _decode(value, arrays or {})
 
 
@@ -477,12 +477,11 @@ def model_from_document(document: dict, arrays: dict[str, np.ndarray] | None = N
     cls = MODEL_CLASSES.get(cls_name)
     if cls is None:
         raise ModelFileError(f"unknown model class {cls_name!r} (known: {', '.join(sorted(MODEL_CLASSES))})")
-    arrays = arrays or {}
-    params = _decode(document["params"], arrays)
+    params = decode_tree(document["params"], arrays)
     validate_params(cls, params)
-    state = _decode(document["state"], arrays)
+    state = decode_tree(document["state"], arrays)
     validate_state(cls_name, state)
-    metadata = _decode(document.get("metadata", {}), arrays)
+    metadata = decode_tree(document.get("metadata", {}), arrays)
     validate_metadata(metadata)
     model = cls(**params)
     try:
