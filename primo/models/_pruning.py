@@ -5,8 +5,9 @@ quadratic in the tree size (one ``ccp_alpha > 0`` fit cost ~49 s at 100k rows ag
 unpruned tree). The sequence it produces is the same as this one's: at each step collapse the
 internal node with the smallest g(t) = (R(t) − R(T_t)) / (|leaves(T_t)| − 1) (ties: lowest node id),
 where R is the node's weighted impurity over the root's weight, stopping before the first step whose
-g exceeds ``ccp_alpha``. Here the links wait in a heap and only the ancestors of a collapsed node are
-updated, O(n log n + n·depth), and the sequence is kept so that every nested subtree of the path
+g exceeds ``ccp_alpha``. Here the links wait in a heap keyed by lower bounds of g, refreshed only when
+they reach the top, and only the ancestors' totals of a collapsed node are updated, O(n log n + n·depth),
+and the sequence is kept so that every nested subtree of the path
 is built from the one grown tree, without refitting (:class:`PruningPath`). Hand-written because no
 library exposes the sequence; the subtree itself is built by scikit-learn (``_build_pruned_tree_py``).
 
@@ -66,19 +67,22 @@ class PruningPath:
 
         alive = np.ones(n_nodes, dtype=bool).tolist()       # still in the subtree
         candidate = (~is_leaf).tolist()                     # internal node of the subtree
-        link = [0.0] * n_nodes
-        heap = []
-        for i in internal.tolist():
-            link[i] = (r_node_list[i] - r_branch[i]) / (n_leaves[i] - 1)
-            heap.append((link[i], i))
+        heap = [((r_node_list[i] - r_branch[i]) / (n_leaves[i] - 1), i) for i in internal.tolist()]
         heapq.heapify(heap)
 
         step_of = np.full(n_nodes, np.iinfo(np.intp).max, dtype=np.intp)
         alphas, leaves_after, impurity_after = [0.0], [int(leaf_count[0])], [r_branch[0]]
         while candidate[0]:
-            alpha, node = heapq.heappop(heap)
-            if not candidate[node] or alpha != link[node]:
-                continue  # stale: collapsed already, or its link changed since it was pushed
+            key, node = heapq.heappop(heap)
+            if not candidate[node]:
+                continue
+            # Keys are lower bounds: collapsing a descendant at the current (smallest) g only raises an
+            # ancestor's g, since its numerator and denominator fall by g·m and m with g below its own.
+            # So a popped key that is still exact is the true minimum; a stale one goes back, updated.
+            alpha = (r_node_list[node] - r_branch[node]) / (n_leaves[node] - 1)
+            if alpha != key:
+                heapq.heappush(heap, (alpha, node))
+                continue
             step_of[node] = len(alphas) - 1
             stack = [left_list[node], right_list[node]]
             while stack:
@@ -96,8 +100,6 @@ class PruningPath:
             while ancestor != -1:
                 n_leaves[ancestor] -= removed
                 r_branch[ancestor] += r_diff
-                link[ancestor] = (r_node_list[ancestor] - r_branch[ancestor]) / (n_leaves[ancestor] - 1)
-                heapq.heappush(heap, (link[ancestor], ancestor))
                 ancestor = parent_list[ancestor]
             alphas.append(alpha)
             leaves_after.append(n_leaves[0] if candidate[0] else 1)
