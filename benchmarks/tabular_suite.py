@@ -42,8 +42,10 @@ of EBM's headline loss while ≥ 5× fewer pieces on ≥ 80% of tables; median f
 Primo auto never worse than the better of default PrDT / PrAM beyond noise (95% interval of the
 paired per-fold difference, Nadeau–Bengio corrected for overlapping training sets, entirely above 0).
 
-Results are merged into the JSON by table (a ``--tables`` run replaces only those tables) and the
-"Tabular suite" section of the benchmarks README is rewritten from the whole JSON.
+Results are merged into the JSON by table and contender: a ``--tables``/``--contenders`` run replaces
+only those (contenders of an earlier run with the same folds are kept, so after a change of Primo's
+defaults ``--contenders primo_auto prdt pram`` suffices), and the "Tabular suite" section of the
+benchmarks README is rewritten from the whole JSON.
 
 Usage:
   python benchmarks/tabular_suite.py                                  # everything (hours, see README)
@@ -576,8 +578,8 @@ def readme_section(results: dict) -> str:
         lines += markdown_table(["table", "contender", "exception"],
                                 [[n, c, f"{x['type']}: {x['message'][:150]}".replace("|", "\\|").replace("\n", " ")]
                                  for n, c, x in crashes])
-    runs = sorted({(e["meta"]["environment"]["date_utc"], e["meta"]["environment"]["git_commit"])
-                   for e in results["tables"].values()})
+    runs = sorted({(env["date_utc"], env["git_commit"]) for e in results["tables"].values()
+                   for env in (e["meta"].get("contender_runs") or {"": e["meta"]["environment"]}).values()})
     lines += ["Runs merged here (UTC date, commit): " + "; ".join(f"{d} @ {c}" for d, c in runs), ""]
     return "\n".join(lines)
 
@@ -593,6 +595,19 @@ def write_readme(path: Path, section: str) -> None:
         end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
         new = "\n".join(lines[:start] + section.splitlines() + lines[end:])
     atomic_write_bytes(path, (new.rstrip("\n") + "\n").encode())
+
+
+def kept_contenders(previous: dict | None, meta: dict, rerun) -> tuple[dict, dict]:
+    """Fold results of an earlier run of this table that used the same folds, minus those rerun now.
+
+    Lets a maintainer rerun only Primo after changing its defaults while EBM and the references
+    keep their (unchanged) results; a run with other folds or rows starts the table afresh.
+    """
+    if not previous or any(previous["meta"].get(k) != meta[k] for k in ("rows", "folds", "repeats", "quick")):
+        return {}, {}
+    runs = previous["meta"].get("contender_runs") or {c: previous["meta"]["environment"] for c in previous["folds"]}
+    kept = {c: rows for c, rows in previous["folds"].items() if c not in rerun and c in CONTENDERS}
+    return kept, {c: runs[c] for c in kept}
 
 
 def main(argv=None) -> int:
@@ -621,14 +636,19 @@ def main(argv=None) -> int:
         print(f"{name}: {table.task}, {len(table.y)} rows × {table.X.shape[1]} features "
               f"(text {table.text_columns}, {table.n_missing} NaN), {len(folds)} folds, {table.role}", flush=True)
         env = environment()
-        contenders = {c: run_contender(c, table, folds) for c in args.contenders}
+        meta = {"name": name, "task": table.task, "role": table.role, "source": table.spec.source,
+                "description": table.spec.description, "rows": len(table.y), "features": table.X.shape[1],
+                "text_columns": table.text_columns, "missing_values": table.n_missing,
+                "folds": n_folds, "repeats": len(folds) // n_folds, "quick": args.quick, "environment": env}
+        contenders, runs = kept_contenders(results["tables"].get(name), meta, args.contenders)
+        if contenders:
+            print(f"  kept from an earlier run with the same folds: {', '.join(contenders)}", flush=True)
+        for c in args.contenders:
+            contenders[c], runs[c] = run_contender(c, table, folds), env
+        contenders = {c: contenders[c] for c in CONTENDERS if c in contenders}
+        meta["contender_runs"] = {c: runs[c] for c in contenders}
         summary = summarise(table.task, len(table.y), n_folds, contenders)
-        results["tables"][name] = to_jsonable({
-            "meta": {"name": name, "task": table.task, "role": table.role, "source": table.spec.source,
-                     "description": table.spec.description, "rows": len(table.y), "features": table.X.shape[1],
-                     "text_columns": table.text_columns, "missing_values": table.n_missing,
-                     "folds": n_folds, "repeats": len(folds) // n_folds, "quick": args.quick, "environment": env},
-            "summary": summary, "folds": contenders})
+        results["tables"][name] = to_jsonable({"meta": meta, "summary": summary, "folds": contenders})
         # Keep the registry order so reruns of some tables do not reshuffle the file.
         results["tables"] = {n: results["tables"][n] for n in TABLES if n in results["tables"]}
         atomic_write_bytes(json_path, (json.dumps(results, indent=1) + "\n").encode())

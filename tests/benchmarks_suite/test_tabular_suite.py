@@ -114,8 +114,14 @@ def test_quick_run_records_results_crashes_and_its_readme_section(suite, tmp_pat
     assert text.count("## Tabular suite") == 1 and "**crash** (RuntimeError)" in text
     assert "not evaluated" in text
 
-    # A second run replaces the section instead of appending another.
-    assert suite.script.main(args[:-4] + ["--json", str(out), "--readme", str(readme)]) == 0
+    # Rerunning one contender keeps the others' results (same folds) and replaces the README section.
+    monkeypatch.setitem(suite.script.CONTENDERS, "pram", suite.script.primo_model("pram"))
+    rerun = ["--quick", "--tables", "wine", "--contenders", "figs", "--json", str(out), "--readme", str(readme)]
+    assert suite.script.main(rerun) == 0
+    again = json.loads(out.read_text())["tables"]["wine"]
+    assert list(again["folds"]) == ["prdt", "pram", "cart_cv", "figs", "hgb"]
+    assert again["folds"]["prdt"] == entry["folds"]["prdt"] and again["folds"]["pram"] == entry["folds"]["pram"]
+    assert again["meta"]["contender_runs"]["prdt"] == entry["meta"]["environment"]
     assert readme.read_text().count("## Tabular suite") == 1
 
 
