@@ -7,7 +7,8 @@ rows. The candidate α are those of the tree grown on all search rows — the ge
 interval of its path on which the subtree does not change, as in CART and rpart — thinned to
 ``max_candidates`` spread evenly over the log of the leaf count. The unpruned tree (α = 0, PrDT's
 default) is always a candidate. The rule of :mod:`primo.search.choice` then keeps the smallest tree
-within noise of the best, and the refit grows one tree on every row and prunes it at that α.
+within noise of the best, and the refit prunes the tree grown on every row at that α (the same tree
+``PrDT*(ccp_alpha=α).fit`` grows, without growing it again).
 
 Compared with a Bayesian search over ``ccp_alpha``, which refits a tree per trial and can miss the
 narrow α intervals of small trees, it scores every distinct subtree it lists and costs one grown tree
@@ -102,6 +103,15 @@ class PruningSearch(_BaseSearch):
         self.refit = refit
         self.progress = progress
 
+    def _refit_model(self, params, X, y, sample_weight):
+        if getattr(self, "_grown", None) is None:
+            return super()._refit_model(params, X, y, sample_weight)
+        grown, path = self._grown
+        model = copy.deepcopy(grown)
+        model.set_params(ccp_alpha=params["ccp_alpha"])
+        model.tree_ = path.prune(params["ccp_alpha"]) if params["ccp_alpha"] > 0 else grown.tree_
+        return model
+
     def _run_trials(self, X, y, sample_weight, splits, loss, penalty):
         if not isinstance(self.estimator, _PrDTMixin):
             raise TypeError(f"PruningSearch searches a PrDT's pruning; got {type(self.estimator).__name__}")
@@ -119,6 +129,8 @@ class PruningSearch(_BaseSearch):
                              for train, valid in splits)
             bar.update(len(splits))
         seconds = (time.perf_counter() - start) / len(alphas)
+        # The tree grown on every search row is the refit's tree, unless the search ran on a sample.
+        self._grown = (grown, path) if self.search_sample_ is None else None
         rows = []
         for k, alpha in enumerate(alphas):
             pruned = path.prune(alpha)

@@ -42,6 +42,9 @@ def test_keeps_a_small_tree_no_worse_than_a_bayesian_search_beyond_noise(data_di
     assert chosen["loss"] <= bayes.best_loss_ + chosen["loss_se"]
     assert exact.best_estimator_.n_leaves_ <= bayes.best_estimator_.n_leaves_
     assert exact.best_estimator_.ccp_alpha == exact.best_params_["ccp_alpha"]
+    # the refit prunes the tree grown on every row: the same tree a plain fit at that alpha grows
+    plain = PrDTRegressor(random_state=0, ccp_alpha=exact.best_params_["ccp_alpha"]).fit(X, y)
+    assert np.array_equal(plain.predict(X_test), exact.best_estimator_.predict(X_test))
     assert exact.best_estimator_.metadata_["search"]["method"] == "pruning path"
 
 
