@@ -1,8 +1,10 @@
 """The model card: what a model is, how big, how good, how fast, and how it came to be.
 
 The history parts come from ``model.metadata_`` (see ``primo/models/_base.py``): ``"search"``
-(a :meth:`BayesianSearch.history`), ``"distillation"`` (``method``, ``fidelity``, ``iterations``),
-``"edits"`` (records with ``operation`` and ``summary``) and any other entry, kept as given.
+(a search's ``history()``, see :class:`SearchHistory`), ``"selection"`` (one row per model family
+from :class:`~primo.PrimoClassifier`/:class:`~primo.PrimoRegressor`), ``"distillation"``
+(``method``, ``fidelity``, ``iterations``), ``"edits"`` (records with ``operation`` and
+``summary``) and any other entry, kept as given.
 
 Example
 -------
@@ -33,20 +35,37 @@ _FAMILIES = {
 
 @dataclass(frozen=True)
 class SearchHistory:
-    """A hyper-parameter search as stored in ``metadata_["search"]``.
+    """A hyper-parameter search as stored in ``metadata_["search"]`` by a search's ``history()``.
 
-    ``trials`` has one row per trial (its parameters, ``loss``, ``complexity``, ``score`` = S(θ),
-    ``fit_time``); ``best_trial`` is the row label of the chosen point (None if not found).
+    ``trials`` has one row per trial: ``trial`` (its number), ``source`` (``"estimator"``: the
+    estimator as given, ``"search"``, ``"path"``: a subtree of the PrDT pruning path, ``"refine"``,
+    ``"prior"``: an earlier search's), the parameters (one column each, and all in ``params``),
+    ``loss`` (validation loss, mean over folds), ``loss_se`` (its standard error), ``fold_losses``,
+    ``reference_loss`` (the trivial predictor's loss), ``relative_loss`` (loss ÷ reference_loss: 1.0
+    is no better than knowing nothing), ``complexity`` (the paper's C), ``size`` (readable: leaves
+    of a PrDT, constant pieces of a PrAM), ``score`` = S(θ) = loss + λ·C^γ, ``log_loss`` and ``ece``
+    (classifiers), ``fit_time``, ``error``, ``pareto`` (on the loss–size front) and ``chosen``.
+    Files saved before the size rule (e.g. the case-study models) have only ``trial``, ``source``,
+    the parameters, ``loss``, ``complexity``, ``score``, ``fit_time`` and ``error``; their rule is
+    the lowest S (``rule`` is then ``"lowest S"``) and ``reference_loss`` is NaN.
+
+    ``chosen_index`` is the row label of the trial the model was refit from (None if not found):
+    the trial whose parameters equal the model's, preferring the one the search flagged (automatic
+    selection may keep another trial of the family than the family's own search would);
+    ``lowest_index`` is the row label of the lowest S.
     """
 
     method: str
     scoring: str
+    rule: str
     lam: float
     gamma: float
+    reference_loss: float
     best_params: dict
     best_score: float
     trials: pd.DataFrame
-    best_trial: int | None
+    chosen_index: int | None
+    lowest_index: int | None
 
 
 @dataclass(frozen=True)
@@ -64,7 +83,12 @@ class ModelCard:
     """Facts about a model, as plain data (rendered by :mod:`primo.report`).
 
     ``metrics`` has one row per model (the explained model first, then the baselines) and one
-    column per metric; ``latency_us`` holds the measured single-row and batch latencies.
+    column per metric; ``latency_us`` holds the measured single-row and batch latencies. ``size``
+    is the readable size (``size_``: leaves of a PrDT, constant pieces of a PrAM). ``selection``
+    is ``metadata_["selection"]`` as a table (one row per family: ``family``, ``model``, ``loss``,
+    ``loss_se``, ``relative_loss``, ``score``, ``size``, ``complexity``, ``log_loss``, ``ece``,
+    ``latency_us``, ``within_noise``, ``satisfies``, ``selected``, ``reason``), None when the
+    model did not come from automatic selection.
     """
 
     model_class: str
@@ -73,6 +97,7 @@ class ModelCard:
     params: dict
     complexity: float
     complexity_formula: str
+    size: float | None
     feature_names: list[str]
     training_rows: float | None
     eval_rows: int | None
@@ -80,6 +105,7 @@ class ModelCard:
     metrics: pd.DataFrame | None
     latency_us: dict | None
     search: SearchHistory | None
+    selection: pd.DataFrame | None
     distillation: Distillation | None
     edits: list[dict]
     other_metadata: dict = field(default_factory=dict)
@@ -138,13 +164,15 @@ def model_card(model, X=None, y=None, *, baselines=None, measure_latency: bool =
         params={k: plain(v) for k, v in model.get_params(deep=False).items()},
         complexity=float(model.complexity_),
         complexity_formula=formula,
+        size=float(model.size_) if hasattr(model, "size_") else None,
         feature_names=list(model.feature_names_),
         training_rows=training_rows,
         eval_rows=None if X is None else len(X),
         classes=classes,
         metrics=metrics,
         latency_us=latency,
-        search=_search(metadata.pop("search", None)),
+        search=_search(metadata.pop("search", None), model.get_params(deep=False)),
+        selection=_selection(metadata.pop("selection", None)),
         distillation=_distillation(metadata.pop("distillation", None)),
         edits=_edits(metadata.pop("edits", None)),
         other_metadata=metadata,
@@ -202,25 +230,60 @@ def _metrics_table(name, predictions, latency, X, y, baselines, task, classes, m
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
-def _search(history) -> SearchHistory | None:
+def _search(history, model_params: dict) -> SearchHistory | None:
     if not history:
         return None
+    if not isinstance(history, dict):
+        raise ValueError(f'metadata_["search"] must be a dict, got {type(history).__name__}')
     trials = pd.DataFrame(history.get("trials") or [])
-    best_trial = None
+    best_score = float(history.get("best_score", np.nan))
+    chosen = lowest = None
     if not trials.empty and "score" in trials:
-        searched = trials[trials["source"] == "search"] if "source" in trials else trials
-        matches = searched.index[np.isclose(searched["score"].astype(float), float(history.get("best_score", np.nan)))]
-        best_trial = int(matches[0]) if len(matches) else None
+        scores = pd.to_numeric(trials["score"], errors="coerce")
+        own = trials["source"] != "prior" if "source" in trials else pd.Series(True, index=trials.index)
+        if scores[own].notna().any():
+            lowest = int(scores[own].idxmin())
+        if "chosen" in trials:
+            flagged = trials.index[trials["chosen"].eq(True)]
+        else:  # files saved before the size rule: the kept trial is the searched one of score best_score
+            searched = trials["source"] == "search" if "source" in trials else own
+            flagged = trials.index[searched & np.isclose(scores, best_score)]
+        flagged = int(flagged[0]) if len(flagged) else None
+        chosen = _refit_trial(trials[own], flagged, model_params)
     return SearchHistory(
         method=str(history.get("method", "?")),
         scoring=str(history.get("scoring", "?")),
+        rule=str(history.get("rule", "lowest S")),
         lam=float(history.get("lam", 0.0)),
         gamma=float(history.get("gamma", 1.0)),
+        reference_loss=float(history["reference_loss"]) if history.get("reference_loss") is not None else np.nan,
         best_params=dict(history.get("best_params") or {}),
-        best_score=float(history.get("best_score", np.nan)),
+        best_score=best_score,
         trials=trials,
-        best_trial=best_trial,
+        chosen_index=chosen,
+        lowest_index=lowest,
     )
+
+
+def _refit_trial(trials: pd.DataFrame, flagged: int | None, model_params: dict) -> int | None:
+    """Row label of the trial whose parameters are the model's (``flagged`` if it is one of them, or if none is)."""
+    if "params" not in trials:  # older files: no parameter record to compare with
+        return flagged
+
+    def same(params) -> bool:
+        return isinstance(params, dict) and all(
+            name in model_params and plain(model_params[name]) == value for name, value in params.items())
+
+    matches = trials.index[trials["params"].map(same)]
+    return flagged if flagged in matches or not len(matches) else int(matches[0])
+
+
+def _selection(records) -> pd.DataFrame | None:
+    if not records:
+        return None
+    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+        raise ValueError('metadata_["selection"] must be a list of dicts (one per model family)')
+    return pd.DataFrame(records)
 
 
 def _distillation(record) -> Distillation | None:

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from markupsafe import Markup
 
-from primo.report.svg import Axis, Svg, draw_axes, fmt, truncate, x_ticks
+from primo.report.svg import Axis, LogAxis, Svg, draw_axes, fmt, truncate, x_ticks
 
 WIDTH = 640
 
@@ -253,6 +253,64 @@ def trial_chart(trials: pd.DataFrame, best_trial, *, label: str, y_column: str =
             svg.circle(x(position), y(value), 3, cls="dot line-0", title=f"trial {position}: {value:.6g}")
         if index == best_trial and math.isfinite(value):
             svg.circle(x(position), y(value), 7.5, cls="chosen", title=f"chosen: trial {position}, {value:.6g}")
+    return svg.render()
+
+
+def front_chart(front, *, label: str, lowest_name: str = "lowest loss") -> Markup:
+    """Validated loss against size (log scale) of every trial of a search (a
+    :class:`~primo.report.search_view.LossSizeFront`): ±1 standard error bars, the Pareto front as a
+    step line (the lowest loss reachable at each size), the kept trial ringed and labelled, the
+    trial of lowest loss marked with a square."""
+    points = front.points
+    sizes, losses = points["size"].to_numpy(dtype=float), points["loss"].to_numpy(dtype=float)
+    spread = np.nan_to_num(points["loss_se"].to_numpy(dtype=float), nan=0.0)
+    left, right, top, bottom = 64, WIDTH - 20, 24, 230
+    svg = Svg(WIDTH, bottom + 46, label=label)
+    low, high = float(np.min(losses - spread)), float(np.max(losses + spread))
+    pad = 0.06 * (high - low or abs(high) or 1.0)
+    y = Axis(low - pad, high + pad, bottom, top)
+    x = LogAxis(sizes.min() / 1.3, sizes.max() * 1.3, left, right)
+    draw_axes(svg, x, y, x_label=f"{front.x_label}, log scale", y_label=front.y_label)
+    for size, loss, se in zip(sizes, losses, spread):
+        if se > 0:
+            px = x(size)
+            svg.line(px, y(loss - se), px, y(loss + se), cls="errorbar")
+            for end in (loss - se, loss + se):
+                svg.line(px - 2.5, y(end), px + 2.5, y(end), cls="errorbar")
+    on_front = points[points["pareto"]].sort_values("size")
+    steps = []
+    for (size, loss), next_size in zip(on_front[["size", "loss"]].to_numpy(), list(on_front["size"].iloc[1:]) + [None]):
+        steps.append((x(size), y(loss)))
+        if next_size is not None:  # until the next front point, this is the lowest loss reachable
+            steps.append((x(next_size), y(loss)))
+    svg.polyline(steps, cls="line front", title="loss–size Pareto front")
+    for index, row in points.iterrows():
+        se = f" ± {fmt(row['loss_se'], 2)}" if math.isfinite(row["loss_se"]) else ""
+        svg.circle(x(row["size"]), y(row["loss"]), 3.2, cls="dot " + ("line-0" if row["pareto"] else "off-front"),
+                   title=f"trial {fmt(row['trial'])}: size {fmt(row['size'])}, loss {fmt(row['loss'])}{se}")
+
+    def annotate(index, text: str, above: bool) -> None:
+        px, py = x(points.at[index, "size"]), y(points.at[index, "loss"])
+        ty = py - 11 if above else py + 19
+        if ty < top - 8 or ty > bottom - 4:  # no room on that side of the point
+            ty = py + 19 if above else py - 11
+        right_half = px > (left + right) / 2
+        svg.text(px - 9 if right_half else px + 9, ty, text, anchor="end" if right_half else "start",
+                 cls="annotation")
+
+    if front.lowest is not None:
+        px, py = x(points.at[front.lowest, "size"]), y(points.at[front.lowest, "loss"])
+        svg.rect(px - 5, py - 5, 10, 10, cls="lowest",
+                 title=f"{lowest_name}: trial {fmt(points.at[front.lowest, 'trial'])}")
+        if front.lowest != front.chosen:
+            annotate(front.lowest, f"{lowest_name} (trial {fmt(points.at[front.lowest, 'trial'])})", above=False)
+    if front.chosen is not None:
+        row = points.loc[front.chosen]
+        svg.circle(x(row["size"]), y(row["loss"]), 7.5, cls="chosen",
+                   title=f"kept: trial {fmt(row['trial'])}, size {fmt(row['size'])}, loss {fmt(row['loss'])}")
+        both = f" = {lowest_name}" if front.chosen == front.lowest else ""
+        annotate(front.chosen, f"kept{both}: trial {fmt(row['trial'])}, size {fmt(row['size'])}, "
+                               f"{fmt(row['loss'], 3)}", above=True)
     return svg.render()
 
 

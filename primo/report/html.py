@@ -10,7 +10,7 @@ import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from primo.report import figures
+from primo.report import figures, search_view
 from primo.report.svg import fmt
 from primo.report.tree_diagram import node_value_text, tree_diagram
 
@@ -88,6 +88,28 @@ def monotone_overlays(card, explanation) -> tuple[dict[str, list], list[str]]:
     return overlays, notes
 
 
+def search_context(card) -> dict:
+    """Template values about how the model was chosen: the front, its caption, the kept trial, the
+    trials table without its list columns, and the automatic-selection table."""
+    front = search_view.loss_size_front(card)
+    search = card.search
+    lowest_name = "lowest loss" if search is None or search.lam == 0 else "lowest S"
+    caption = ""
+    if front is not None:
+        caption = (f"Rule: {search_view.rule_sentence(search)} Dots: trials (bars ±1 standard error); "
+                   f"line: the loss–size Pareto front; ring: the kept model; square: the {lowest_name}."
+                   + (f" ({front.left_out}.)" if front.left_out else ""))
+    trials = None
+    if search is not None:
+        trials = search.trials.drop(columns=[c for c in ("params", "fold_losses") if c in search.trials])
+    selection = None if card.selection is None else search_view.selection_table(card.selection)
+    return dict(front=front, front_caption=caption, lowest_name=lowest_name, trials_table=trials,
+                kept=None if search is None else search_view.trial_text(search, search.chosen_index),
+                rule=None if search is None else "Rule: " + search_view.rule_sentence(search),
+                selection=selection,
+                selected_family=None if card.selection is None else search_view.selected_family(card.selection))
+
+
 def render_html(report, *, full_document: bool = True) -> str:
     """The report as HTML: a whole self-contained document, or a fragment for notebooks."""
     card, explanation = report.card, report.explanation
@@ -97,12 +119,16 @@ def render_html(report, *, full_document: bool = True) -> str:
                    css=stylesheet(), inline_css=not full_document, overlay_notes=[])
     figs = {"importance": figures.importance_chart(
         explanation.importances, label="importance of " + ("terms" if kind == "additive" else "features"))}
-    if card.search is not None and not card.search.trials.empty and "score" in card.search.trials:
+    context.update(search_context(card))
+    figs["front"], figs["search"] = None, None
+    if context["front"] is not None:
+        figs["front"] = figures.front_chart(context["front"], label="loss–size front",
+                                            lowest_name=context["lowest_name"])
+    if card.search is not None and "score" in card.search.trials:
         trials = card.search.trials
         searched = trials[trials["source"] == "search"] if "source" in trials else trials
-        figs["search"] = figures.trial_chart(searched, card.search.best_trial, label="search history")
-    else:
-        figs["search"] = None
+        if len(searched) > 1:  # searches that propose trials in turn (Bayesian, random, grid)
+            figs["search"] = figures.trial_chart(searched, card.search.chosen_index, label="search history")
     figs["distill"] = []
     if card.distillation is not None:
         frame = card.distillation.iterations

@@ -11,6 +11,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from primo.report import search_view
 from primo.report.svg import fmt
 from primo.report.tree_diagram import node_value_text
 
@@ -117,12 +118,25 @@ def _shape_summary(term) -> str:
 
 def _history(card) -> list[str]:
     out = []
+    if card.selection is not None:
+        out += ["## Automatic selection", "",
+                f"Selected: {code(search_view.selected_family(card.selection))}; relative loss: validated loss ÷ the "
+                "trivial predictor's (1 = knowing nothing).", ""]
+        out += frame_table(search_view.selection_table(card.selection), index_name="family")
     if card.search is not None:
         s = card.search
         out += ["## Hyper-parameter search", "",
-                f"{text(s.method)}, {len(s.trials)} trials, loss {code(s.scoring)}, λ = {fmt(s.lam)}, γ = {fmt(s.gamma)}; "
-                f"chosen " + ", ".join(code(f"{k}={v}") for k, v in s.best_params.items()) + f" (S = {fmt(s.best_score)}).",
-                ""]
+                f"{text(s.method)}, {len(s.trials)} trials, loss {code(s.scoring)}, λ = {fmt(s.lam)}, "
+                f"γ = {fmt(s.gamma)}. Rule: {text(search_view.rule_sentence(s))}", "",
+                f"Kept: {text(search_view.trial_text(s, s.chosen_index))}.", ""]
+        front = search_view.loss_size_front(card)
+        if front is not None:
+            on_front = front.points[front.points["pareto"]].sort_values("size")
+            out += [f"Loss–size Pareto front ({text(front.y_label)} against {text(front.x_label)}):", ""]
+            out += table(["trial", "size", "loss ± se", ""], [
+                [fmt(row["trial"]), fmt(row["size"]), text(search_view.plus_minus(row["loss"], row["loss_se"])),
+                 ", ".join(name for name, at in (("kept", front.chosen), ("lowest", front.lowest)) if at == index)]
+                for index, row in on_front.iterrows()])
     if card.distillation is not None:
         d = card.distillation
         out += ["## Distillation", "", f"Method {code(d.method)}, fidelity {text(d.fidelity)}.", ""]

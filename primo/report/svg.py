@@ -156,6 +156,37 @@ class Axis:
         return self(min(max(float(value), self.low), self.high))
 
 
+class LogAxis(Axis):
+    """A logarithmic :class:`Axis` over positive values, ticked at 1, 10, 100… (1, 2, 5… or evenly
+    when that leaves fewer than two ticks inside the range).
+
+    Example
+    -------
+    >>> LogAxis(3, 4000, 0, 300).ticks
+    [10.0, 100.0, 1000.0]
+    """
+
+    def __init__(self, low: float, high: float, start_px: float, end_px: float):
+        from matplotlib.ticker import LogLocator
+
+        low, high = float(low), float(high)
+        if not (math.isfinite(low) and math.isfinite(high) and low > 0):
+            raise ValueError(f"a log axis needs finite positive bounds, got {low} and {high}")
+        if high <= low:
+            low, high = low / 1.5, high * 1.5
+        self.low, self.high, self.start, self.end = low, high, start_px, end_px
+        for subs in ((1.0,), (1.0, 2.0, 5.0)):
+            ticks = [float(t) for t in LogLocator(base=10, subs=subs).tick_values(low, high)
+                     if low * (1 - 1e-9) <= t <= high * (1 + 1e-9)]
+            if len(ticks) >= 2:
+                break
+        self.ticks = ticks
+
+    def __call__(self, value) -> float:
+        share = (math.log10(float(value)) - math.log10(self.low)) / (math.log10(self.high) - math.log10(self.low))
+        return self.start + share * (self.end - self.start)
+
+
 def draw_axes(svg: Svg, x: Axis, y: Axis, *, x_label: str = "", y_label: str = "", grid: bool = True,
               x_at: float | None = None) -> None:
     """Ticks, tick labels, grid lines and axis titles of the plot area spanned by ``x`` and ``y``.

@@ -38,8 +38,11 @@ def test_card_reads_search_history_and_edit_log(clara):
     model.metadata_["note"] = "hello"
     card = model_card(model)
     assert card.search.method == search.history()["method"] and len(card.search.trials) == 6
-    best = card.search.trials.loc[card.search.best_trial]
-    assert best["score"] == pytest.approx(search.best_score_)
+    kept = card.search.trials.loc[card.search.chosen_index]
+    assert kept["score"] == pytest.approx(search.best_score_) and bool(kept["chosen"])
+    assert card.search.lowest_index == search.optimum_index_ and card.search.rule == "one standard error"
+    assert card.search.reference_loss == pytest.approx(search.reference_loss_)
+    assert card.size == model.n_leaves_ and card.selection is None
     assert card.edits[0]["operation"] == "set_leaf" and card.other_metadata == {"note": "hello"}
     assert card.metrics is None and card.eval_rows is None
 

@@ -35,8 +35,11 @@ def test_pram_report_shows_card_history_and_every_term(pram_report, edited_pram)
     assert len(re.findall(r'data-figure="pair-', html)) == edited_pram.n_interactions_
     assert html.count('data-figure="distill-') == 2  # fidelity and loss per iteration
     assert html.count('data-figure="local-') == 2
-    # the search chart rings the chosen trial (score 2.5, the 3rd)
-    assert html.count('class="chosen"') == 1 and "chosen: trial 3, 2.5" in html
+    # the search chart and the loss-size front each ring the kept trial (score 2.5, the 3rd)
+    search_chart = re.search(r'<figure data-figure="search">(.*?)</figure>', html, flags=re.S).group(1)
+    assert search_chart.count('class="chosen"') == 1 and "chosen: trial 3, 2.5" in search_chart
+    front = re.search(r'<figure data-figure="front">(.*?)</figure>', html, flags=re.S).group(1)
+    assert front.count('class="chosen"') == 1 and "kept: trial 3, size 32" in front
 
 
 def test_monotone_edit_is_overlaid_on_its_shape_function(pram_report):
