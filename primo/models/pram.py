@@ -39,6 +39,8 @@ _EBM_CLASSES = {cls.__name__: cls for cls in (ExplainableBoostingClassifier, Exp
 
 class _PrAMBase(PrimoModelMixin, BaseEstimator):
     _ebm_class: type
+    #: Parameters whose smaller values make a smaller model, and how small searches try them.
+    _shrink_toward = {"interactions": 0, "max_bins": 32}
 
     def __init__(
         self,

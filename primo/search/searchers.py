@@ -16,7 +16,11 @@ knowing nothing about X), the paper's complexity C (``complexity``), the readabl
 and whether it is on the loss–size Pareto front (``pareto``) and the one kept (``chosen``).
 
 By default the first trial is the estimator as it was given (``evaluate_estimator=True``), so a
-search never keeps something that validates worse than its starting point beyond noise. The default
+search never keeps something that validates worse than its starting point beyond noise. The last
+trials of the budget (up to 4, a fifth at most) try smaller variants of the best trial along the
+parameters the estimator names in ``_shrink_toward`` (PrAM: fewer pair terms, fewer bins): an
+optimizer of the loss alone rarely visits the small end of the space, and the rule can keep a small
+model only if one was tried. The default
 validation is one hold-out (``validation_fraction``); on small data prefer ``cv=5``: on Clara-MS
 (680 rows) a single hold-out ranked PrAM configurations by noise (``reports/benchmarks/README.md``).
 
@@ -81,6 +85,9 @@ logger = logging.getLogger(__name__)
 
 #: A hold-out set is cut into this many chunks to estimate the standard error of its loss.
 HOLDOUT_CHUNKS = 10
+#: Trials (at most, and at most a fifth of the budget) kept for smaller variants of the best trial,
+#: along the parameters an estimator names in ``_shrink_toward`` (see ``_SequentialSearch._shrink``).
+SHRINK_TRIALS = 4
 #: tqdm shows progress only for searches still running after this many seconds.
 PROGRESS_DELAY_S = 10.0
 
@@ -435,11 +442,13 @@ class _SequentialSearch(_BaseSearch):
                     self._observe([point], [rows[-1]["score"]])
                     worst = rows[-1]["score"] if worst is None else max(worst, rows[-1]["score"])
                 bar.update(1)
-            while done < n_trials:
+            shrink = getattr(self.estimator, "_shrink_toward", {})
+            n_shrink = min(SHRINK_TRIALS, n_trials // 5) if any(n in space for n in shrink) else 0
+            while done < n_trials - n_shrink:
                 if self._time_left() < 2 * slowest:  # this batch, then the refit
                     logger.info("time budget reached after %d trials", done)
                     break
-                points = self._propose(min(batch, n_trials - done))
+                points = self._propose(min(batch, n_trials - n_shrink - done))
                 if not points:  # grid exhausted
                     break
                 params_list = [{**fixed, **{n: _python_scalar(v) for n, v in zip(names, p)}} for p in points]
@@ -459,9 +468,43 @@ class _SequentialSearch(_BaseSearch):
                 self._observe(points, [fallback if math.isnan(s) else s for s in scores])
                 bar.update(len(points))
                 bar.set_postfix(best=np.nanmin([r["score"] for r in rows if r["source"] != "prior"] or [np.nan]))
+            if n_shrink and self._time_left() >= 2 * slowest:
+                rows += self._shrink(rows, shrink, n_shrink, dimensions, fixed, X, y, sample_weight, splits, loss,
+                                     penalty, parallel)
             if fixed and int(self.n_refine) > 0:
                 rows += self._refine(rows, names, X, y, sample_weight, splits, loss, penalty, parallel)
         return rows
+
+    def _shrink(self, rows, shrink, n_shrink, dimensions, fixed, X, y, sample_weight, splits, loss, penalty,
+                parallel) -> list[dict]:
+        """Smaller variants of the best trial: each size parameter at its target, and halfway there.
+
+        An optimizer of the loss alone rarely visits the small end of the space; the choice rule can
+        only keep a small model that was tried. These trials try them where it matters, next to the best.
+        """
+        own = [r for r in rows if r["source"] != "prior" and r["error"] is None]
+        if not own:
+            return []
+        best = min(own, key=lambda r: r["score"])
+        dims = {d.name: d for d in dimensions}
+        tried = {tuple(sorted(r["params"].items(), key=str)) for r in own}
+        variants = []
+        for name, target in shrink.items():
+            value = best["params"].get(name)
+            if name not in dims or not isinstance(value, (int, np.integer)) or value <= target:
+                continue
+            target = max(target, dims[name].low)
+            for smaller in (target, int(round(math.sqrt(max(value, 1) * max(target, 1))))):
+                params = {**best["params"], name: int(smaller)}
+                key = tuple(sorted(params.items(), key=str))
+                if smaller < value and key not in tried:
+                    tried.add(key)
+                    variants.append(params)
+        variants = variants[:n_shrink]
+        results = parallel(joblib.delayed(_evaluate_trial)(self.estimator, {**fixed, **params}, X, y, sample_weight,
+                                                           splits, loss) for params in variants)
+        return [self._row(len(rows) + i + 1, "shrink", {**fixed, **params}, result, penalty)
+                for i, (params, result) in enumerate(zip(variants, results))]
 
     def _refine(self, rows, names, X, y, sample_weight, splits, loss, penalty, parallel) -> list[dict]:
         """Evaluate the best searched configurations again with the estimator's own ``trial_params`` values."""

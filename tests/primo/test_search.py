@@ -196,3 +196,18 @@ def test_classifier_trials_report_log_loss_and_calibration(data_dir):
     trials = search.trials_.dropna(subset=["loss"])
     assert np.allclose(trials["loss"], trials["log_loss"])
     assert ((trials["ece"] >= 0) & (trials["ece"] <= 1)).all()
+
+
+def test_last_trials_try_smaller_variants_of_the_best(data_dir):
+    X, y, _, _ = clara_ms(data_dir)
+    search = BayesianSearch(PrAMRegressor(max_rounds=100, outer_bags=1, n_jobs=1), n_trials=10, refit=False,
+                            random_state=0).fit(X, y)
+    trials = search.trials_
+    shrink = trials[trials["source"] == "shrink"]
+    assert 1 <= len(shrink) <= 2  # a fifth of the budget
+    best = trials[trials["source"].isin(["estimator", "search"])].sort_values("score").iloc[0]
+    for _, row in shrink.iterrows():
+        smaller = [n for n in ("interactions", "max_bins") if row[n] < best[n]]
+        assert len(smaller) == 1  # one size parameter lowered, the rest as in the best trial
+        same = [n for n in search.space_ if n not in smaller]
+        assert all(row[n] == best[n] or (pd.isna(row[n]) and pd.isna(best[n])) for n in same)
