@@ -141,12 +141,14 @@ end
 -- Learn from the jobs Slurm finished since the last call (jobcomp/filetxt; COMPLETED jobs only).
 local function learn_completed()
   local ctx = state.ctx
-  if ctx.runtime_file then  -- replay: the jobs' own sub-second run times (Slurm records whole seconds)
+  if ctx.runtime_file then
+    -- replay: each job's own sub-second run time (Slurm records whole seconds) and, when it ran on
+    -- whole nodes (--exclusive, so ProcCnt counts every CPU), the GPUs it asked for
     local lines
     lines, state.runtime_offset = new_lines(path_of(ctx.runtime_file), state.runtime_offset)
     for _, line in ipairs(lines) do
-      local id, t0, t1 = line:match("^(%d+) ([%d%.]+) ([%d%.]+)")
-      if id ~= nil then state.runtimes[id] = tonumber(t1) - tonumber(t0) end
+      local id, t0, t1, gpus = line:match("^(%d+) ([%d%.]+) ([%d%.]+) ?(%d*)")
+      if id ~= nil then state.runtimes[id] = {tonumber(t1) - tonumber(t0), tonumber(gpus)} end
     end
   end
   local lines
@@ -157,7 +159,8 @@ local function learn_completed()
       local owner = line:match(" UserId=([^%(]*)%(")
       local name = line:match(" Name=(.-) JobState=")
       local procs = tonumber(line:match(" ProcCnt=(%d+) "))
-      local runtime = state.runtimes[id]
+      local own = state.runtimes[id] or {}
+      local runtime = own[1]
       if runtime == nil then
         local t0, t1 = parse_time(line:match(" StartTime=(%S+) ")), parse_time(line:match(" EndTime=(%S+) "))
         if t0 ~= nil and t1 ~= nil then runtime = t1 - t0 end
@@ -165,7 +168,7 @@ local function learn_completed()
       state.runtimes[id] = nil
       if id ~= nil and procs ~= nil and runtime ~= nil then
         local user, job_name = identity(name, owner)
-        local gpus = math.ceil(procs / ctx.cpus_per_gpu)
+        local gpus = own[2] or math.ceil(procs / ctx.cpus_per_gpu)
         rolling_update(state.rolling, user, job_name, gpus, runtime * ctx.time_scale)
       end
     end

@@ -17,10 +17,11 @@ TIME_SCALE = 2.0  # the plugin must turn replay seconds back into trace seconds
 
 
 def _record(slurm_id: int, job: dict, state: str = "COMPLETED") -> str:
-    # whole-second times as Slurm writes them; the runtime file holds the exact run time
+    # whole-second times as Slurm writes them, every CPU of whole nodes as with --exclusive; the runtime file
+    # holds the exact run time and GPU count
     return (f"JobId={slurm_id} UserId=root(0) GroupId=root(0) Name={job['user']}:{job['name']} JobState={state} "
             f"Partition=gpu TimeLimit=UNLIMITED StartTime=2026-11-24T08:00:00 EndTime=2026-11-24T08:00:01 "
-            f"NodeList=n1 NodeCnt=1 ProcCnt={int(job['gpu_num'])} WorkDir=/tmp ReservationName= Tres=cpu=1 "
+            f"NodeList=n1 NodeCnt=1 ProcCnt={8 * -(-int(job['gpu_num']) // 8)} WorkDir=/tmp ReservationName= Tres=cpu=1 "
             f"Account= QOS= WcKey= Cluster=primo SubmitTime=2026-11-24T08:00:00 "
             f"EligibleTime=2026-11-24T08:00:00 DerivedExitCode=0:0 ExitCode=0:0 ")
 
@@ -43,8 +44,8 @@ def _events(jobs: pd.DataFrame, failed: set[int]) -> str:
             done.add(k)
             finished = jobs.iloc[k].to_dict()
             slurm_id = 1000 + k
-            runtime = float(finished["duration"]) / TIME_SCALE
-            events.append(f"{{complete = {lua_string(f'{slurm_id} 0.0 {runtime!r}')}, "
+            stamp = f"{slurm_id} 0.0 {float(finished['duration']) / TIME_SCALE!r} {int(finished['gpu_num'])}"
+            events.append(f"{{complete = {lua_string(stamp)}, "
                           f"file = {lua_string(plugin.RUNTIME_FILE)}}}")
             state = "FAILED" if k in failed else "COMPLETED"
             events.append(f"{{complete = {lua_string(_record(slurm_id, finished, state))}, "
