@@ -236,35 +236,38 @@ def _edge_ticks(term, axis: int, max_ticks: int = 6) -> list[tuple[float, str]]:
 
 def trial_chart(trials: pd.DataFrame, best_trial, *, label: str, y_column: str = "score",
                 y_label: str = "S(θ) = loss + λ·C^γ") -> Markup:
-    """Score of each trial in order, the best-so-far line, and the chosen point ringed."""
+    """Score of each trial in order (numbered by its ``trial`` column when there is one), the
+    best-so-far line, and the chosen point (row label ``best_trial``) ringed."""
     values = pd.to_numeric(trials[y_column], errors="coerce").to_numpy(dtype=float)
-    order = np.arange(1, len(values) + 1)
+    numbers = (pd.to_numeric(trials["trial"], errors="coerce").to_numpy(dtype=float) if "trial" in trials
+               else np.arange(1, len(values) + 1, dtype=float))
     left, right, top, bottom = 60, WIDTH - 15, 12, 200
     svg = Svg(WIDTH, bottom + 44, label=label)
     finite = values[np.isfinite(values)]
     y = Axis(finite.min() if finite.size else 0, finite.max() if finite.size else 1, bottom, top)
-    x = Axis(0.5, len(values) + 0.5, left, right, n_ticks=min(len(values), 10), integer=True)
+    x = Axis(np.nanmin(numbers) - 0.5, np.nanmax(numbers) + 0.5, left, right, n_ticks=min(len(values), 10),
+             integer=True)
     draw_axes(svg, x, y, x_label="trial", y_label=y_label)
     best_so_far = np.fmin.accumulate(np.where(np.isfinite(values), values, np.inf))
-    svg.polyline([(x(i), y(v) if math.isfinite(v) else math.nan) for i, v in zip(order, best_so_far)],
+    svg.polyline([(x(n), y(v) if math.isfinite(v) else math.nan) for n, v in zip(numbers, best_so_far)],
                  cls="line line-1", title="best so far")
-    for position, (index, value) in enumerate(zip(trials.index, values), start=1):
+    for index, number, value in zip(trials.index, numbers, values):
         if math.isfinite(value):
-            svg.circle(x(position), y(value), 3, cls="dot line-0", title=f"trial {position}: {value:.6g}")
+            svg.circle(x(number), y(value), 3, cls="dot line-0", title=f"trial {fmt(number)}: {value:.6g}")
         if index == best_trial and math.isfinite(value):
-            svg.circle(x(position), y(value), 7.5, cls="chosen", title=f"chosen: trial {position}, {value:.6g}")
+            svg.circle(x(number), y(value), 7.5, cls="chosen", title=f"chosen: trial {fmt(number)}, {value:.6g}")
     return svg.render()
 
 
 def front_chart(front, *, label: str, lowest_name: str = "lowest loss") -> Markup:
     """Validated loss against size (log scale) of every trial of a search (a
     :class:`~primo.report.search_view.LossSizeFront`): ±1 standard error bars, the Pareto front as a
-    step line (the lowest loss reachable at each size), the kept trial ringed and labelled, the
-    trial of lowest loss marked with a square."""
+    step line (the lowest loss reachable at each size), the kept trial ringed, the trial of lowest
+    loss marked with a square, both named in a legend row above the plot."""
     points = front.points
     sizes, losses = points["size"].to_numpy(dtype=float), points["loss"].to_numpy(dtype=float)
     spread = np.nan_to_num(points["loss_se"].to_numpy(dtype=float), nan=0.0)
-    left, right, top, bottom = 64, WIDTH - 20, 24, 230
+    left, right, top, bottom = 64, WIDTH - 20, 34, 240
     svg = Svg(WIDTH, bottom + 46, label=label)
     low, high = float(np.min(losses - spread)), float(np.max(losses + spread))
     pad = 0.06 * (high - low or abs(high) or 1.0)
@@ -279,38 +282,38 @@ def front_chart(front, *, label: str, lowest_name: str = "lowest loss") -> Marku
                 svg.line(px - 2.5, y(end), px + 2.5, y(end), cls="errorbar")
     on_front = points[points["pareto"]].sort_values("size")
     steps = []
-    for (size, loss), next_size in zip(on_front[["size", "loss"]].to_numpy(), list(on_front["size"].iloc[1:]) + [None]):
+    front_sizes, front_losses = on_front["size"].to_numpy(), on_front["loss"].to_numpy()
+    for k, (size, loss) in enumerate(zip(front_sizes, front_losses)):
         steps.append((x(size), y(loss)))
-        if next_size is not None:  # until the next front point, this is the lowest loss reachable
-            steps.append((x(next_size), y(loss)))
+        if k + 1 < len(front_sizes):  # until the next front point, this is the lowest loss reachable
+            steps.append((x(front_sizes[k + 1]), y(loss)))
     svg.polyline(steps, cls="line front", title="loss–size Pareto front")
     for index, row in points.iterrows():
         se = f" ± {fmt(row['loss_se'], 2)}" if math.isfinite(row["loss_se"]) else ""
         svg.circle(x(row["size"]), y(row["loss"]), 3.2, cls="dot " + ("line-0" if row["pareto"] else "off-front"),
                    title=f"trial {fmt(row['trial'])}: size {fmt(row['size'])}, loss {fmt(row['loss'])}{se}")
 
-    def annotate(index, text: str, above: bool) -> None:
-        px, py = x(points.at[index, "size"]), y(points.at[index, "loss"])
-        ty = py - 11 if above else py + 19
-        if ty < top - 8 or ty > bottom - 4:  # no room on that side of the point
-            ty = py + 19 if above else py - 11
-        right_half = px > (left + right) / 2
-        svg.text(px - 9 if right_half else px + 9, ty, text, anchor="end" if right_half else "start",
-                 cls="annotation")
+    # The kept and lowest-loss trials are named in a legend row above the plot: labels next to the
+    # points collide when the two are close, which is the usual case.
+    def describe(index, name: str) -> str:
+        row = points.loc[index]
+        return f"{name}: trial {fmt(row['trial'])}, size {fmt(row['size'])}, {fmt(row['loss'], 3)}"
 
+    legend_x = left
     if front.lowest is not None:
-        px, py = x(points.at[front.lowest, "size"]), y(points.at[front.lowest, "loss"])
-        svg.rect(px - 5, py - 5, 10, 10, cls="lowest",
-                 title=f"{lowest_name}: trial {fmt(points.at[front.lowest, 'trial'])}")
-        if front.lowest != front.chosen:
-            annotate(front.lowest, f"{lowest_name} (trial {fmt(points.at[front.lowest, 'trial'])})", above=False)
+        text = describe(front.lowest, lowest_name)
+        svg.rect(x(points.at[front.lowest, "size"]) - 5, y(points.at[front.lowest, "loss"]) - 5, 10, 10,
+                 cls="lowest", title=text)
     if front.chosen is not None:
-        row = points.loc[front.chosen]
-        svg.circle(x(row["size"]), y(row["loss"]), 7.5, cls="chosen",
-                   title=f"kept: trial {fmt(row['trial'])}, size {fmt(row['size'])}, loss {fmt(row['loss'])}")
-        both = f" = {lowest_name}" if front.chosen == front.lowest else ""
-        annotate(front.chosen, f"kept{both}: trial {fmt(row['trial'])}, size {fmt(row['size'])}, "
-                               f"{fmt(row['loss'], 3)}", above=True)
+        text = describe(front.chosen, "kept" + (f" = {lowest_name}" if front.chosen == front.lowest else ""))
+        svg.circle(x(points.at[front.chosen, "size"]), y(points.at[front.chosen, "loss"]), 7.5, cls="chosen",
+                   title=text)
+        svg.circle(legend_x + 6, 12, 5.5, cls="chosen")
+        svg.text(legend_x + 17, 16, text, cls="annotation")
+        legend_x += 17 + len(text) * 0.6 * 10.5 + 24
+    if front.lowest is not None and front.lowest != front.chosen:
+        svg.rect(legend_x + 1, 7, 10, 10, cls="lowest")
+        svg.text(legend_x + 17, 16, describe(front.lowest, lowest_name), cls="annotation")
     return svg.render()
 
 

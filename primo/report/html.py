@@ -126,9 +126,9 @@ def render_html(report, *, full_document: bool = True) -> str:
                                             lowest_name=context["lowest_name"])
     if card.search is not None and "score" in card.search.trials:
         trials = card.search.trials
-        searched = trials[trials["source"] == "search"] if "source" in trials else trials
-        if len(searched) > 1:  # searches that propose trials in turn (Bayesian, random, grid)
-            figs["search"] = figures.trial_chart(searched, card.search.chosen_index, label="search history")
+        if "source" not in trials or trials["source"].eq("search").any():  # searches proposing trials in turn
+            own = trials[trials["source"] != "prior"] if "source" in trials else trials
+            figs["search"] = figures.trial_chart(own, card.search.chosen_index, label="search history")
     figs["distill"] = []
     if card.distillation is not None:
         frame = card.distillation.iterations
