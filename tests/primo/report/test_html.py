@@ -39,7 +39,8 @@ def test_pram_report_shows_card_history_and_every_term(pram_report, edited_pram)
     search_chart = re.search(r'<figure data-figure="search">(.*?)</figure>', html, flags=re.S).group(1)
     assert search_chart.count('class="chosen"') == 1 and "chosen: trial 3, 2.5" in search_chart
     front = re.search(r'<figure data-figure="front">(.*?)</figure>', html, flags=re.S).group(1)
-    assert front.count('class="chosen"') == 1 and "kept: trial 3, size 32" in front
+    # (a file without sizes: C on the x axis; ring on the point, and its key in the legend)
+    assert front.count('class="chosen"') == 2 and "kept = lowest S: trial 3, size 32" in front
 
 
 def test_monotone_edit_is_overlaid_on_its_shape_function(pram_report):
