@@ -1,41 +1,79 @@
-"""Bayesian vs random vs grid search: trials needed to reach random search's best score.
+"""Bayesian vs random (vs grid) search of PrAM: trials needed to reach random search's best loss.
 
-For each dataset and seed, random search runs its full budget; its best validation objective S is
-the target. We report after how many trials each method first reached that target (Bayesian and
-grid may reach it earlier, later or never within the same budget). The paper reports Bayesian
-optimization reaching random search's score in ≥ 1.2× fewer trials on Clara-MS.
+For every dataset and seed, each method runs the same budget of PrAM trials on the same validation
+splits. Random search's final best validation loss is the target; for each method we count after
+how many trials its running best loss (the lowest loss so far, i.e. ``tolerance=0`` semantics, not
+the one-standard-error choice) first reached that target (random search reaches it by definition;
+Bayesian and grid search may reach it earlier, later or never). A method that never reaches it is
+counted as ``budget + 1`` trials (censored: the true count is larger). Per dataset we print the
+median over seeds, the paired difference Bayesian − random per seed with a percentile bootstrap
+interval of its mean over seeds, and the final best losses.
 
-Datasets (real, from the data directory):
-  clara-ms  PrAM regressor, MAE, Clara-MS training set (680 NFs), 5-dimensional default space
-  linnos    PrDT classifier, 1 − F1 of slow reads (> p85), first 20k reads of one NVMe trace
+Protocol (the same for every method, so the comparison is fair):
 
-Validation is a 25% hold-out of the training data, or k-fold cross-validation with ``--cv K``.
+* ``PrAMRegressor/PrAMClassifier(n_jobs=1)``, the default PrAM space (``primo.search.spaces.pram_space``),
+  ``trial_params={"outer_bags": 1}`` (one-bag PrAMs are the candidates), one trial at a time;
+* ``evaluate_estimator=False``: no method is given the starting estimator as a free first trial;
+* losses: MAE for regression, log loss (Primo's default) for classification.
 
-Usage: python benchmarks/search_efficiency.py [--data-dir DIR] [--trials 30] [--seeds 0 1 2]
-                                             [--datasets clara-ms linnos] [--cv K] [--n-jobs N]
+Datasets (real data, and only the DEVELOPMENT tables of the tabular suite; its held-out tables
+are never used here, because this benchmark is used to choose the search's defaults):
+
+  clara-ms       regression  Clara-MS training set (680 NFs), MAE, 5-fold CV
+  linnos         binary      slow (> p85) reads, first 20k reads of one NVMe trace, log loss, 25% hold-out
+  diabetes       regression  scikit-learn load_diabetes, MAE, 5-fold CV
+  wine           multiclass  scikit-learn load_wine, log loss, 5-fold CV
+  penguins       multiclass  palmerpenguins (text columns, NaN), log loss, 5-fold CV
+
+``--reuse FILE`` takes the searches of the methods not listed in ``--methods`` from an earlier
+JSON of this script (same protocol, checked): random and grid search do not depend on the Bayesian
+search's code, so a change to ``BayesianSearch`` can be measured without rerunning them.
+``--bayes-params '{"acq_func": "gp_hedge"}'`` passes options to ``BayesianSearch`` (for ablations).
+
+Usage: python benchmarks/search_efficiency.py [--data-dir DIR] [--datasets clara-ms linnos ...]
+           [--seeds 0 1 2 3 4] [--trials 20] [--methods bayesian random grid] [--reuse FILE]
+           [--bayes-params JSON] [--json reports/benchmarks/search_efficiency.json]
+
+Example
+-------
+    nice -n 10 python benchmarks/search_efficiency.py --datasets wine penguins --seeds 0 1 2 3 4 \\
+        --json reports/benchmarks/search_efficiency.json
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import sys
 import time
+import warnings
+from pathlib import Path
 
+import numpy as np
 import pandas as pd
+from scipy import stats
 
-from primo import PrAMRegressor, PrDTClassifier
+from primo import PrAMClassifier, PrAMRegressor
 from primo.datasets import resolve_data_dir
+from primo.io import atomic_write_bytes
 from primo.search import BayesianSearch, GridSearch, RandomSearch
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from suite_tables import load_table  # noqa: E402  (a sibling script, not a package)
+
 METHODS = {"bayesian": BayesianSearch, "random": RandomSearch, "grid": GridSearch}
+#: What every search of every method shares; stored with the results so --reuse can check it.
+TRIAL_PARAMS = {"outer_bags": 1}
+BOOTSTRAP_RESAMPLES = 10_000
 
 
 def clara_ms(data_dir):
     train = pd.read_csv(data_dir / "clara" / "ms_train.csv")
-    return (PrAMRegressor(outer_bags=2, max_rounds=1000, n_jobs=1), "mae",
-            train.drop(columns="cores"), train["cores"])
+    return PrAMRegressor(n_jobs=1), "mae", 5, train.drop(columns="cores"), train["cores"]
 
 
 def linnos(data_dir):
+    """The LinnOS read table of the first trace: the last four latencies, size and inter-arrival gap."""
     path = sorted((data_dir / "linnos" / "flashnet_nvme").glob("*.trace"))[0]
     trace = pd.read_csv(path, header=None,
                         names=["ts", "latency", "io_type", "size", "offset", "ts_submit", "size_after"])
@@ -45,58 +83,171 @@ def linnos(data_dir):
     X["gap_ms"] = reads["ts_submit"].diff()
     X = X.fillna(X.median())
     y = (reads["latency"] > reads["latency"].quantile(0.85)).astype(int)
-    return PrDTClassifier(random_state=0), "f1", X, y
+    return PrAMClassifier(n_jobs=1), "log_loss", None, X, y
 
 
-DATASETS = {"clara-ms": clara_ms, "linnos": linnos}
+def suite_table(name):
+    def load(data_dir):
+        table = load_table(name)
+        if table.role != "development":  # held-out tables must never inform the search's defaults
+            raise ValueError(f"{name} is a held-out table of the suite; only development tables may be used here")
+        if table.task == "regression":
+            return PrAMRegressor(n_jobs=1), "mae", 5, table.X, table.y
+        return PrAMClassifier(n_jobs=1), "log_loss", 5, table.X, table.y
+    return load
+
+
+DATASETS = {"clara-ms": clara_ms, "linnos": linnos, "diabetes": suite_table("diabetes"),
+            "wine": suite_table("wine"), "penguins": suite_table("penguins")}
+
+
+def run_search(method, estimator, scoring, cv, X, y, *, trials, seed, bayes_params) -> dict:
+    """One search; returns its per-trial losses (in trial order) and how long it took."""
+    options = dict(bayes_params) if method == "bayesian" else {}
+    search = METHODS[method](estimator, scoring=scoring, n_trials=trials, cv=cv, trial_params=TRIAL_PARAMS,
+                             evaluate_estimator=False, n_jobs=1, random_state=seed, refit=False,
+                             progress=False, **options)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the search counts third-party warnings itself (warnings_)
+        search.fit(X, y)
+    seconds = time.perf_counter() - start
+    own = search.trials_[search.trials_["source"] == "search"]
+    return {"losses": [None if not np.isfinite(v) else float(v) for v in own["loss"].astype(float)],
+            "params": [dict(p) for p in own["params"]],
+            "failed": int(own["error"].notna().sum()), "seconds": round(seconds, 1),
+            "options": options}
+
+
+def trials_to_reach(losses, target) -> int | None:
+    """Trials until the running best loss is <= target (None: never); failed trials count, never reach."""
+    running = np.minimum.accumulate([math.inf if v is None else v for v in losses])
+    hits = np.flatnonzero(running <= target + 1e-12)
+    return int(hits[0]) + 1 if hits.size else None
+
+
+def bootstrap_mean_interval(values, seed=0) -> tuple[float, float]:
+    """95% percentile bootstrap interval of the mean (scipy); a point when every value is equal."""
+    values = np.asarray(values, dtype=float)
+    if np.ptp(values) == 0:
+        return float(values[0]), float(values[0])
+    result = stats.bootstrap((values,), np.mean, n_resamples=BOOTSTRAP_RESAMPLES, method="percentile",
+                             random_state=np.random.default_rng(seed))
+    return float(result.confidence_interval.low), float(result.confidence_interval.high)
+
+
+def compare(searches: dict, trials: int) -> dict:
+    """The row of one dataset and seed: target, trials to reach it and final best loss per method."""
+    target = min(v for v in searches["random"]["losses"] if v is not None)
+    row = {"target_loss": target}
+    for method, search in searches.items():
+        finite = [v for v in search["losses"] if v is not None]
+        row[f"{method}_best_loss"] = min(finite) if finite else None
+        row[f"{method}_trials_to_target"] = trials_to_reach(search["losses"], target)
+        row[f"{method}_seconds"] = search["seconds"]
+    return row
+
+
+def summarize(rows: pd.DataFrame, methods, trials: int) -> list[dict]:
+    """Per dataset: medians over seeds, the paired BO − random difference with its bootstrap interval."""
+    censored = trials + 1
+    summary = []
+    for dataset, group in rows.groupby("dataset", sort=False):
+        entry = {"dataset": dataset, "seeds": len(group), "budget": trials}
+        for method in methods:
+            reached = group[f"{method}_trials_to_target"]
+            entry[f"{method}_median_trials"] = float(reached.fillna(censored).median())
+            entry[f"{method}_reached"] = int(reached.notna().sum())
+            entry[f"{method}_mean_best_loss"] = float(group[f"{method}_best_loss"].mean())
+        if "bayesian" in methods:
+            difference = (group["bayesian_trials_to_target"].fillna(censored)
+                          - group["random_trials_to_target"].fillna(censored)).to_numpy(float)
+            low, high = bootstrap_mean_interval(difference)
+            entry.update({"bo_minus_random_per_seed": difference.tolist(),
+                          "bo_minus_random_mean": float(difference.mean()),
+                          "bo_minus_random_median": float(np.median(difference)),
+                          "bo_minus_random_ci95": [low, high],
+                          "bo_best_loss_le_random": int((group["bayesian_best_loss"]
+                                                         <= group["random_best_loss"] + 1e-12).sum())})
+        summary.append(entry)
+    return summary
+
+
+def load_reused(path, protocol) -> dict:
+    """Searches of an earlier run, keyed by (dataset, seed, method); refuses a different protocol."""
+    earlier = json.loads(Path(path).read_text())
+    if earlier["protocol"] != protocol:
+        raise ValueError(f"{path} was run with protocol {earlier['protocol']}, not {protocol}")
+    return {(s["dataset"], s["seed"], s["method"]): s for s in earlier["searches"]}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data-dir", default=None)
-    parser.add_argument("--trials", type=int, default=30)
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=list(DATASETS))
-    parser.add_argument("--cv", type=int, default=0, help="k-fold validation (0: a 25%% hold-out)")
-    parser.add_argument("--n-jobs", type=int, default=None, help="parallel trials of each search")
-    parser.add_argument("--json", default=None, help="also write the rows to this JSON file")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
+    parser.add_argument("--trials", type=int, default=20)
+    parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS),
+                        help="methods to run now (random is needed, run or reused, as the target)")
+    parser.add_argument("--reuse", default=None, help="take the other methods' searches from this earlier JSON")
+    parser.add_argument("--bayes-params", default="{}", help="JSON options for BayesianSearch")
+    parser.add_argument("--json", default=None, help="write protocol, searches, rows and summary here")
     args = parser.parse_args()
     data_dir = resolve_data_dir(args.data_dir)
+    bayes_params = json.loads(args.bayes_params)
+    protocol = {"trials": args.trials, "trial_params": TRIAL_PARAMS, "evaluate_estimator": False}
+    reused = load_reused(args.reuse, protocol) if args.reuse else {}
+    methods = [m for m in METHODS if m in args.methods or any(k[2] == m for k in reused)]
+    if "random" not in methods:
+        raise SystemExit("random search is the target: run it (--methods ... random) or --reuse a file that has it")
 
-    rows = []
+    searches, rows = [], []
     for dataset in args.datasets:
-        estimator, scoring, X, y = DATASETS[dataset](data_dir)
+        estimator, scoring, cv, X, y = DATASETS[dataset](data_dir)
         for seed in args.seeds:
-            searches = {}
-            for method, cls in METHODS.items():
-                start = time.perf_counter()
-                searches[method] = cls(estimator, scoring=scoring, n_trials=args.trials, cv=args.cv or None,
-                                       n_jobs=args.n_jobs, random_state=seed, refit=False).fit(X, y)
-                searches[method].seconds_ = time.perf_counter() - start
-            target = searches["random"].best_score_
-            row = {"dataset": dataset, "seed": seed, "cv": args.cv, "target_S": target}
-            for method, search in searches.items():
-                row[f"{method}_best_S"] = search.best_score_
-                row[f"{method}_trials_to_target"] = search.trials_to_reach(target)
-                row[f"{method}_seconds"] = round(search.seconds_, 1)
+            by_method = {}
+            for method in methods:
+                if method in args.methods:
+                    search = run_search(method, estimator, scoring, cv, X, y, trials=args.trials, seed=seed,
+                                        bayes_params=bayes_params)
+                    search.update({"dataset": dataset, "seed": seed, "method": method, "scoring": scoring,
+                                   "cv": cv, "reused": False})
+                elif (dataset, seed, method) in reused:
+                    search = {**reused[(dataset, seed, method)], "reused": True}
+                else:
+                    continue
+                by_method[method] = search
+                searches.append(search)
+            if "random" not in by_method:
+                raise SystemExit(f"no random search for {dataset} seed {seed} (run it or --reuse a file with it)")
+            row = {"dataset": dataset, "seed": seed, "scoring": scoring, "cv": cv or "holdout 25%",
+                   **compare(by_method, args.trials)}
             rows.append(row)
             print(json.dumps(row), flush=True)
 
     table = pd.DataFrame(rows)
-    print("\ntrials to reach random search's best S (budget %d; None = not reached):" % args.trials)
-    print(table[["dataset", "seed", "target_S"] + [f"{m}_trials_to_target" for m in METHODS]
-                + [f"{m}_best_S" for m in METHODS]].to_string(index=False))
-    for dataset, group in table.groupby("dataset"):
-        bo = group["bayesian_trials_to_target"].fillna(args.trials + 1)
-        rs = group["random_trials_to_target"]
-        ratio = rs.sum() / bo.sum()
-        print(f"{dataset}: random needs {rs.mean():.1f} trials on average, Bayesian {bo.mean():.1f} "
-              f"(unreached counted as {args.trials + 1}) -> {ratio:.2f}x fewer trials with Bayesian search; "
-              f"Bayesian ends better or equal in {(group['bayesian_best_S'] <= group['random_best_S'] + 1e-12).sum()}"
-              f"/{len(group)} seeds")
+    ran = [m for m in methods if f"{m}_best_loss" in table]
+    print(f"\ntrials for the running best loss to reach random search's best (budget {args.trials}; "
+          f"None = never, counted as {args.trials + 1} below):")
+    print(table[["dataset", "seed", "target_loss"] + [f"{m}_trials_to_target" for m in ran]
+                + [f"{m}_best_loss" for m in ran]].to_string(index=False))
+    summary = summarize(table, ran, args.trials)
+    print()
+    for entry in summary:
+        medians = ", ".join(f"{m} {entry[f'{m}_median_trials']:g} (reached {entry[f'{m}_reached']}/{entry['seeds']})"
+                            for m in ran)
+        losses = ", ".join(f"{m} {entry[f'{m}_mean_best_loss']:.4f}" for m in ran)
+        line = f"{entry['dataset']}: median trials to target: {medians}; mean best loss: {losses}"
+        if "bo_minus_random_mean" in entry:
+            low, high = entry["bo_minus_random_ci95"]
+            line += (f"; BO - random per seed {entry['bo_minus_random_per_seed']}, mean {entry['bo_minus_random_mean']:+.1f}"
+                     f" [95% bootstrap {low:+.1f}, {high:+.1f}], BO ends <= random in "
+                     f"{entry['bo_best_loss_le_random']}/{entry['seeds']}")
+        print(line)
     if args.json:
-        from primo.io import atomic_write_bytes
-        atomic_write_bytes(args.json, json.dumps(rows, indent=1, default=float).encode())
+        document = {"protocol": protocol, "bayes_params": bayes_params, "searches": searches, "rows": rows,
+                    "summary": summary}
+        atomic_write_bytes(args.json, json.dumps(document, indent=1, default=float).encode())
 
 
 if __name__ == "__main__":
