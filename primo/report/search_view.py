@@ -65,11 +65,9 @@ def loss_size_front(card) -> LossSizeFront | None:
     prior = trials["source"].eq("prior") if "source" in trials else pd.Series(False, index=trials.index)
     failed = trials["error"].notna() if "error" in trials else pd.Series(False, index=trials.index)
     drawable = ~prior & ~failed & np.isfinite(points["loss"]) & (points["size"] > 0)
-    notes = [f"{n} {what}" for n, what in ((int(prior.sum()), "trials of an earlier search"),
-                                           (int((failed & ~prior).sum()), "failed trials"),
-                                           (int((~prior & ~failed & ~drawable).sum()), "trials without a loss or "
-                                                                                        "a positive size"))
-             if n]
+    counts = {"trials of an earlier search": prior.sum(), "failed trials": (failed & ~prior).sum(),
+              "trials without a loss or a positive size (log axis)": (~prior & ~failed & ~drawable).sum()}
+    notes = [f"{int(n)} {what}" for what, n in counts.items() if n]
     points = points[drawable].copy()
     if points.empty:
         return None
