@@ -133,7 +133,7 @@ def _history(card) -> list[str]:
         if front is not None:
             on_front = front.points[front.points["pareto"]].sort_values("size")
             out += [f"Loss–size Pareto front ({text(front.y_label)} against {text(front.x_label)}):", ""]
-            out += table(["trial", "size", "loss ± se", ""], [
+            out += table(["trial", front.x_label.split(" (")[0], "loss ± se", ""], [
                 [fmt(row["trial"]), fmt(row["size"]), text(search_view.plus_minus(row["loss"], row["loss_se"])),
                  ", ".join(name for name, at in (("kept", front.chosen), ("lowest", front.lowest)) if at == index)]
                 for index, row in on_front.iterrows()])

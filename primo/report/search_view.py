@@ -153,7 +153,7 @@ def selection_table(selection: pd.DataFrame) -> pd.DataFrame:
     table["size"] = _column(selection, "size").to_numpy()
     relative = _column(selection, "relative_loss")
     # loss_se is on the loss's scale: divide by the reference loss, i.e. loss / relative_loss.
-    relative_se = _column(selection, "loss_se") * relative / _column(selection, "loss").replace(0, np.nan)
+    relative_se = (_column(selection, "loss_se") * relative / _column(selection, "loss").replace(0, np.nan)).abs()
     table["relative loss ± se"] = [plus_minus(r, se, 3) for r, se in zip(relative, relative_se)]
     for column, name in (("log_loss", "log loss"), ("ece", "ECE")):
         values = _column(selection, column)
