@@ -234,10 +234,10 @@ def _edge_ticks(term, axis: int, max_ticks: int = 6) -> list[tuple[float, str]]:
     return [(float(i), fmt(float(term.bins[axis][i]), 3)) for i in picks]
 
 
-def trial_chart(trials: pd.DataFrame, best_trial, *, label: str, y_column: str = "score",
+def trial_chart(trials: pd.DataFrame, chosen, *, label: str, y_column: str = "score",
                 y_label: str = "S(θ) = loss + λ·C^γ") -> Markup:
     """Score of each trial in order (numbered by its ``trial`` column when there is one), the
-    best-so-far line, and the chosen point (row label ``best_trial``) ringed."""
+    best-so-far line, and the chosen point (row label ``chosen``) ringed."""
     values = pd.to_numeric(trials[y_column], errors="coerce").to_numpy(dtype=float)
     numbers = (pd.to_numeric(trials["trial"], errors="coerce").to_numpy(dtype=float) if "trial" in trials
                else np.arange(1, len(values) + 1, dtype=float))
@@ -254,7 +254,7 @@ def trial_chart(trials: pd.DataFrame, best_trial, *, label: str, y_column: str =
     for index, number, value in zip(trials.index, numbers, values):
         if math.isfinite(value):
             svg.circle(x(number), y(value), 3, cls="dot line-0", title=f"trial {fmt(number)}: {value:.6g}")
-        if index == best_trial and math.isfinite(value):
+        if index == chosen and math.isfinite(value):
             svg.circle(x(number), y(value), 7.5, cls="chosen", title=f"chosen: trial {fmt(number)}, {value:.6g}")
     return svg.render()
 
