@@ -1,9 +1,20 @@
-"""What every Primo model shares: complexity, metadata, model files, input checks."""
+"""What every Primo model shares: complexity, metadata, model files, input checks.
+
+The input checks are one contract for both families (see :mod:`primo.errors`): a bad ``X``, ``y`` or
+``sample_weight`` raises an :class:`~primo.errors.InputError` naming the argument and column before
+anything is fitted or changed, and DataFrame columns are matched to the model's by name (as text), in
+any order. They are written here rather than left to scikit-learn's ``check_array`` because its
+messages name neither the column nor the rows at fault, and PrAM's rows never reach it.
+"""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import scipy.sparse
 from sklearn.utils.validation import check_is_fitted
+
+from primo.errors import ColumnMismatchError, InputError, InputTypeError
+from primo.models.encoding import NUMERIC, column_kind, numeric_values
 
 
 class PrimoModelMixin:
@@ -37,37 +48,246 @@ class PrimoModelMixin:
             return [f"x{i}" for i in range(self.n_features_in_)]
         return [str(n) for n in names]
 
+    def _features_read_as_numbers(self) -> list[int]:
+        """Positions of the features the fitted model reads as numbers (text there is an error)."""
+        return list(range(self.n_features_in_))
+
+
+def _rows_text(mask: np.ndarray, limit: int = 5) -> str:
+    """``[0, 3]``, or ``[0, 3, 7, 9, 12, ...] (40 rows)`` when many rows are at fault."""
+    rows = np.flatnonzero(mask)
+    shown = ", ".join(str(int(r)) for r in rows[:limit])
+    return f"[{shown}]" if len(rows) <= limit else f"[{shown}, ...] ({len(rows)} rows)"
+
+
+def _column_names(model, n_columns: int) -> list[str]:
+    names = getattr(model, "feature_names_in_", None) if model is not None else None
+    if names is not None and len(names) == n_columns:
+        return [str(n) for n in names]
+    return [f"x{j}" for j in range(n_columns)]
+
+
+def _as_array(X, who: str) -> np.ndarray:
+    """``X`` (not a DataFrame or sparse matrix) as a 2-D NumPy array, or an error saying what it is."""
+    if X is None or isinstance(X, (str, bytes, dict)) or np.isscalar(X):
+        raise InputTypeError(
+            f"X must be a 2-D array or a DataFrame of shape (n_samples, n_features), got {type(X).__name__}",
+            argument="X")
+    try:
+        array = np.asarray(X)
+    except (TypeError, ValueError) as error:
+        raise InputError(f"X cannot be read as a table of rows ({error})", argument="X") from None
+    if array.ndim != 2:
+        raise InputError(
+            f"X must be 2-D (n_samples, n_features) for {who}, got a {array.ndim}-D array of shape {array.shape}; "
+            "Reshape your data with X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a single row",
+            argument="X")
+    return array
+
+
+def _check_shape(n_rows: int, n_columns: int) -> None:
+    if n_columns == 0:
+        # scikit-learn's estimator checks look for this wording.
+        raise InputError(f"X has 0 feature(s) (shape=({n_rows}, 0)) while a minimum of 1 is required.", argument="X")
+    if n_rows == 0:
+        raise InputError(f"X has no rows (shape=(0, {n_columns})); pass at least one row", argument="X")
+
+
+def _text_names(X: pd.DataFrame) -> pd.DataFrame:
+    """``X`` with its column names as text (how Primo matches them), refusing duplicates."""
+    names = [str(c) for c in X.columns]
+    seen, duplicates = set(), []
+    for name in names:
+        if name in seen and name not in duplicates:
+            duplicates.append(name)
+        seen.add(name)
+    if duplicates:
+        raise ColumnMismatchError(
+            f"X has duplicate column names {duplicates} (compared as text); give each column its own name",
+            argument="X", column=duplicates[0])
+    return X if names == list(X.columns) else X.set_axis(names, axis=1)
+
+
+def _infinity_error(name: str, values: np.ndarray) -> InputError:
+    return InputError(
+        f"column {name!r} of X holds infinity at rows {_rows_text(np.isinf(values))}; Primo reads NaN as missing, "
+        "so replace infinite values with NaN or clip them to finite numbers", argument="X", column=name)
+
+
+def _check_frame_values(X: pd.DataFrame, read_as_numbers) -> None:
+    """Dates, infinity and text where the model reads numbers, each named by column."""
+    for j, name in enumerate(X.columns):
+        column = X.iloc[:, j]
+        kind = column_kind(column, name)
+        if kind == NUMERIC:
+            values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+        elif j in read_as_numbers:
+            values = numeric_values(column, name)
+        else:
+            continue
+        if np.isinf(values).any():
+            raise _infinity_error(name, values)
+
+
+def _check_array_values(array: np.ndarray, names: list[str], read_as_numbers) -> None:
+    kind = array.dtype.kind
+    if kind == "c":
+        raise InputError("Complex data not supported: X holds complex numbers", argument="X")
+    if kind in "mM":
+        raise InputError(f"X holds dates or times ({array.dtype}); Primo models need numbers: derive numeric "
+                         "features first (hours, weekdays, seconds since a reference)", argument="X")
+    if kind in "fiub":
+        if kind == "f" and np.isinf(array).any():
+            j = int(np.flatnonzero(np.isinf(array).any(axis=0))[0])
+            raise _infinity_error(names[j], array[:, j])
+        return
+    for j in read_as_numbers:  # text in an object array: only where the model reads numbers
+        values = numeric_values(pd.Series(array[:, j]), names[j])
+        if np.isinf(values).any():
+            raise _infinity_error(names[j], values)
+
+
+def _check_sample_weight(sample_weight, n_rows: int) -> None:
+    if sample_weight is None:
+        return
+    try:
+        weights = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError("sample_weight must hold numbers, one weight per row of X", argument="sample_weight") from None
+    if weights.ndim == 0:  # one weight for every row, as scikit-learn allows
+        weights = np.full(n_rows, float(weights))
+    if weights.shape != (n_rows,):
+        raise InputError(f"sample_weight has shape {weights.shape}; expected one weight per row of X: ({n_rows},)",
+                         argument="sample_weight")
+    if not np.all(np.isfinite(weights)):
+        raise InputError(f"sample_weight contains NaN or infinity at rows {_rows_text(~np.isfinite(weights))}",
+                         argument="sample_weight")
+    if np.any(weights < 0):
+        raise InputError(f"sample_weight has negative weights at rows {_rows_text(weights < 0)}; weights must be >= 0",
+                         argument="sample_weight")
+    if not np.any(weights > 0):
+        raise InputError("sample_weight is all zeros: at least one row needs a positive weight",
+                         argument="sample_weight")
+
+
+def _check_target(model, y, n_rows: int, *, classifier: bool, multi_output: bool) -> None:
+    who = type(model).__name__
+    if y is None:
+        raise InputError(f"{who} requires y to be passed, but the target y is None", argument="y")
+    target = np.asarray(y)
+    if target.ndim == 0 or target.ndim > 2:
+        raise InputError(f"y must hold one target per row of X (1-D), got shape {target.shape}", argument="y")
+    if target.ndim == 2 and target.shape[1] != 1 and not multi_output:
+        raise InputError(f"y has shape {target.shape}, but {who} predicts one target: y should be a 1d array "
+                         "with one value per row", argument="y")
+    if len(target) != n_rows:
+        raise InputError(f"X has {n_rows} rows but y has {len(target)}; give one target per row", argument="y")
+    if target.dtype.kind == "c":
+        raise InputError("Complex data not supported: y holds complex numbers", argument="y")
+    missing = np.asarray(pd.isna(target))
+    if not classifier and target.dtype.kind not in "fiub":
+        numbers = pd.to_numeric(pd.Series(target.ravel(), dtype=object), errors="coerce").to_numpy()
+        text = np.isnan(numbers.astype(np.float64)) & ~missing.ravel()
+        if text.any():
+            row = int(np.flatnonzero(text)[0]) // (target.shape[1] if target.ndim == 2 else 1)
+            raise InputError(f"y must hold numbers for {who}; row {row} holds {str(target.ravel()[text][0])!r}", argument="y")
+    missing_rows = missing.any(axis=1) if missing.ndim == 2 else missing
+    if missing_rows.any():
+        raise InputError(f"y has missing values (None or NaN) at rows {_rows_text(missing_rows)}; "
+                         "drop those rows or fill them in", argument="y")
+    if target.dtype.kind == "f":
+        infinite = np.isinf(target)
+        infinite_rows = infinite.any(axis=1) if infinite.ndim == 2 else infinite
+        if infinite_rows.any():
+            raise InputError(f"y contains infinity at rows {_rows_text(infinite_rows)}", argument="y")
+
+
+def check_training_input(model, X, y, sample_weight=None, *, classifier: bool, multi_output: bool,
+                         accept_sparse: bool, text_in_arrays: bool):
+    """Check what ``fit`` was given, naming the argument and column at fault; nothing is changed.
+
+    Returns ``X`` itself, except that a DataFrame's column names become text (how predictions match
+    them). ``accept_sparse``: the family fits sparse matrices; ``text_in_arrays``: an object array
+    may hold text (categories) rather than numbers only.
+
+    Example
+    -------
+    >>> from primo import PrDTRegressor
+    >>> check_training_input(PrDTRegressor(), np.ones((2, 1)), [1.0, -np.inf], classifier=False,
+    ...                      multi_output=True, accept_sparse=True, text_in_arrays=False)
+    Traceback (most recent call last):
+    ...
+    primo.errors.InputError: y contains infinity at rows [1]
+    """
+    who = type(model).__name__
+    if isinstance(X, pd.DataFrame):
+        n_rows, n_columns = X.shape
+        _check_shape(n_rows, n_columns)
+        X = _text_names(X)
+        _check_frame_values(X, ())
+    elif scipy.sparse.issparse(X):
+        if not accept_sparse:
+            raise InputTypeError(f"X is a sparse matrix, but {who} needs dense rows: pass X.toarray()", argument="X")
+        n_rows, n_columns = X.shape
+        _check_shape(n_rows, n_columns)
+    else:
+        array = _as_array(X, who)
+        n_rows, n_columns = array.shape
+        _check_shape(n_rows, n_columns)
+        _check_array_values(array, _column_names(None, n_columns), () if text_in_arrays else range(n_columns))
+    _check_target(model, y, n_rows, classifier=classifier, multi_output=multi_output)
+    _check_sample_weight(sample_weight, n_rows)
+    return X
+
 
 def check_prediction_input(model, X):
     """Check X against what the model was fit on, naming the problem when it does not match.
 
-    Returns X unchanged (DataFrames keep their column types).
+    DataFrame columns are matched by name (as text), in any order: the result has the model's column
+    order; a missing, unknown or duplicated column is a :class:`~primo.errors.ColumnMismatchError`.
+    Other input is returned as it was given. NaN is a missing value; infinity, dates and text in a
+    column the model reads as numbers are errors naming the column.
+
+    Example
+    -------
+    >>> from primo import PrDTRegressor
+    >>> tree = PrDTRegressor().fit(pd.DataFrame({"a": [1.0, 2.0], "b": [0.0, 1.0]}), [1.0, 2.0])
+    >>> list(check_prediction_input(tree, pd.DataFrame({"b": [1.0], "a": [2.0]})).columns)
+    ['a', 'b']
     """
     check_is_fitted(model)
+    who, expected = type(model).__name__, model.n_features_in_
     known = getattr(model, "feature_names_in_", None)
     if isinstance(X, pd.DataFrame):
+        X = _text_names(X)
         if known is not None:
-            X = X.set_axis([str(c) for c in X.columns], axis=1)
-            columns = list(X.columns)
-            unknown = [c for c in columns if c not in set(known)]
-            missing = [c for c in known if c not in set(columns)]
+            known = [str(n) for n in known]
+            unknown = [c for c in X.columns if c not in set(known)]
+            missing = [c for c in known if c not in set(X.columns)]
             if unknown or missing:
-                raise ValueError(
-                    f"feature names do not match the model's: unknown {unknown or 'none'}, "
-                    f"missing {missing or 'none'}"
-                )
-            return X[list(known)]
-        n_columns = X.shape[1]
-    else:
-        X = np.asarray(X) if not hasattr(X, "shape") else X
-        if X.ndim != 2:
-            raise ValueError(
-                f"expected a 2-D array of shape (n_samples, {model.n_features_in_}), got {X.ndim}-D; "
-                "Reshape your data with X.reshape(1, -1) for a single row"
-            )
-        n_columns = X.shape[1]
-    if n_columns != model.n_features_in_:
-        raise ValueError(
-            f"X has {n_columns} features, but {type(model).__name__} is expecting {model.n_features_in_} features as input"
-        )
+                raise ColumnMismatchError(
+                    f"the columns of X do not match the model's features: unknown {unknown or 'none'}, "
+                    f"missing {missing or 'none'} (columns are matched by name, in any order)",
+                    argument="X", column=(missing or unknown)[0])
+            if list(X.columns) != known:
+                X = X[known]
+        elif X.shape[1] != expected:
+            raise ColumnMismatchError(f"X has {X.shape[1]} features, but {who} is expecting {expected} features as input",
+                                      argument="X")
+        _check_shape(*X.shape)
+        _check_frame_values(X, set(model._features_read_as_numbers()))
+        return X
+    if scipy.sparse.issparse(X):
+        n_rows, n_columns = X.shape
+        if n_columns != expected:
+            raise ColumnMismatchError(f"X has {n_columns} features, but {who} is expecting {expected} features as input",
+                                      argument="X")
+        _check_shape(n_rows, n_columns)
+        return X
+    array = _as_array(X, who)
+    if array.shape[1] != expected:
+        raise ColumnMismatchError(
+            f"X has {array.shape[1]} features, but {who} is expecting {expected} features as input", argument="X")
+    _check_shape(*array.shape)
+    _check_array_values(array, _column_names(model, expected), model._features_read_as_numbers())
     return X

@@ -9,7 +9,7 @@ scikit-learn's trees take numbers only. :func:`fit_vocabularies` and :func:`enco
   ``str``, not ``object``) and ``category`` — become integer *codes*: the position of the category,
   as text (``str(value)``), in the column's vocabulary. A category not in the vocabulary (unseen at
   fit time, or an unused level of a pandas ``category``) becomes NaN, i.e. it is treated as missing;
-* **datetime/timedelta/period** columns raise a ``ValueError`` naming the column and saying how to
+* **datetime/timedelta/period** columns raise an :class:`~primo.errors.InputError` (a ``ValueError``) naming the column and saying how to
   derive numbers from it (hours, weekdays, seconds since a reference); which derived features make
   sense depends on the system, so Primo does not guess.
 
@@ -39,6 +39,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from primo.errors import InputError, InputTypeError
+
 NUMERIC, BOOLEAN, CATEGORICAL = "numeric", "boolean", "categorical"
 
 
@@ -54,10 +56,11 @@ def column_kind(column: pd.Series, name: str | None = None) -> str:
     label = repr(str(name if name is not None else column.name))
     if (pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype)
             or isinstance(dtype, pd.PeriodDtype)):
-        raise ValueError(
+        raise InputError(
             f"column {label} holds dates or times ({dtype}); Primo models need numbers. Derive numeric "
             f"features from it first, e.g. X[{label}].dt.hour, X[{label}].dt.dayofweek, or seconds since a "
-            f"reference: (X[{label}] - reference).dt.total_seconds(), then drop the column"
+            f"reference: (X[{label}] - reference).dt.total_seconds(), then drop the column",
+            argument="X", column=str(name if name is not None else column.name),
         )
     if pd.api.types.is_bool_dtype(dtype):
         return BOOLEAN
@@ -65,7 +68,34 @@ def column_kind(column: pd.Series, name: str | None = None) -> str:
         return CATEGORICAL
     if pd.api.types.is_numeric_dtype(dtype):
         return NUMERIC
-    raise ValueError(f"column {label} has dtype {dtype}, which Primo cannot use; convert it to numbers or text")
+    raise InputError(f"column {label} has dtype {dtype}, which Primo cannot use; convert it to numbers or text",
+                     argument="X", column=str(name if name is not None else column.name))
+
+
+def numeric_values(column: pd.Series, name) -> np.ndarray:
+    """A column the model reads as numbers, as float64 (NaN = missing); text in it is an error naming it.
+
+    Numbers stored as objects or as text (``"3.5"``) read as numbers.
+
+    Example
+    -------
+    >>> numeric_values(pd.Series(["1.5", None, 2]), "load").tolist()
+    [1.5, nan, 2.0]
+    """
+    numbers = pd.to_numeric(column, errors="coerce")
+    text = (numbers.isna() & column.notna()).to_numpy()
+    if text.any():
+        row = int(np.flatnonzero(text)[0])
+        value = column.iloc[row]
+        if not isinstance(value, (str, bytes)):
+            # A dict or list in a cell is a wrong type, not a typo (scikit-learn's checks expect TypeError).
+            raise InputTypeError(
+                f"column {str(name)!r} holds a {type(value).__name__} at row {row} ({value!r}); the argument "
+                "must be a string or a number", argument="X", column=str(name))
+        raise InputError(
+            f"column {str(name)!r} holds text ({column.iloc[row]!r} at row {row}), but the model reads numbers "
+            "in that column", argument="X", column=str(name))
+    return numbers.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
 def column_kinds(X: pd.DataFrame) -> list[str]:
@@ -178,10 +208,7 @@ def encode_table(X: pd.DataFrame, vocabularies: dict[int, list[str]]) -> pd.Data
             codes[codes < 0] = np.nan  # missing, or a category the model never saw
             columns[name] = codes
         elif kind == CATEGORICAL:  # numbers stored as objects still read as numbers
-            try:
-                columns[name] = pd.to_numeric(column, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
-            except (TypeError, ValueError):
-                raise ValueError(f"column {name!r} holds text, but the model was fit on numbers in that column") from None
+            columns[name] = numeric_values(column, name)
         else:
             columns[name] = column.to_numpy(dtype=np.float64, na_value=np.nan)
     return pd.DataFrame(columns, index=X.index, columns=X.columns)

@@ -30,8 +30,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
 
-from primo.models._base import PrimoModelMixin, check_prediction_input
-from primo.models.encoding import column_kinds
+from primo.errors import InputError
+from primo.models._base import PrimoModelMixin, check_prediction_input, check_training_input
 from primo.validation import validate_additive_state
 
 _EBM_CLASSES = {cls.__name__: cls for cls in (ExplainableBoostingClassifier, ExplainableBoostingRegressor)}
@@ -94,40 +94,38 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         return self._ebm_class(**kwargs)
 
     def fit(self, X, y, sample_weight=None):
-        """Fit the additive model; X may be an array or a DataFrame (text columns are categorical)."""
+        """Fit the additive model; X may be an array or a DataFrame (text columns are categorical).
+
+        Bad input (see :mod:`primo.errors`) raises before the model changes.
+        """
+        X = check_training_input(self, X, y, sample_weight, classifier=isinstance(self, ClassifierMixin),
+                                 multi_output=False, accept_sparse=False, text_in_arrays=True)
         if isinstance(X, pd.DataFrame):
-            if X.shape[1] == 0:
-                raise ValueError("X has no columns")
-            column_kinds(X)  # a date/time column is a clear error naming it, not a failure inside interpret
-            columns = [str(c) for c in X.columns]
-            if len(set(columns)) != len(columns):
-                raise ValueError("X has duplicate column names")
-            self.feature_names_in_ = np.asarray(columns, dtype=object)
-            feature_names = columns
-            X_fit = X.set_axis(columns, axis=1)
+            feature_names = list(X.columns)
+            X_fit = X
         else:
             X_fit = check_array(X, dtype=None, ensure_all_finite="allow-nan", ensure_min_samples=2)
-            if hasattr(self, "feature_names_in_"):
-                del self.feature_names_in_
             feature_names = None
         y = column_or_1d(y, warn=True)
-        if len(y) != X_fit.shape[0]:
-            raise ValueError(f"X has {X_fit.shape[0]} rows but y has {len(y)}")
-        self.n_features_in_ = X_fit.shape[1]
         if sample_weight is not None:
-            sample_weight = np.asarray(sample_weight, dtype=float)
-            if sample_weight.shape != (len(y),) or not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
-                raise ValueError("sample_weight must be a finite, non-negative 1-D array with one weight per row")
-            if not np.any(sample_weight > 0):
-                raise ValueError("all sample weights are zero")
+            sample_weight = np.broadcast_to(np.asarray(sample_weight, dtype=float), y.shape)
             # interpret rejects zero weights; a zero-weight row contributes nothing, so drop it.
             keep = sample_weight > 0
             if not keep.all():
                 X_fit = X_fit[keep] if not isinstance(X_fit, pd.DataFrame) else X_fit.iloc[np.flatnonzero(keep)]
-                y, sample_weight = y[keep], sample_weight[keep]
+                y = y[keep]
+            sample_weight = sample_weight[keep]
         y = self._check_target(y)
         ebm = self._make_ebm(feature_names)
         ebm.fit(X_fit, y, sample_weight=sample_weight)
+        # Attributes are set only once the fit succeeded: a failed refit leaves a fitted model as it was.
+        if feature_names is not None:
+            self.feature_names_in_ = np.asarray(feature_names, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.n_features_in_ = X_fit.shape[1]
+        if isinstance(self, ClassifierMixin):
+            self.classes_ = np.unique(y)
         self.ebm_ = ebm
         self.metadata_ = {}
         return self
@@ -192,6 +190,10 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         lines += [f"    {name:<{width}}  {value:.6g}" for name, value in importances.items()]
         return "\n".join(lines)
 
+    def _features_read_as_numbers(self) -> list[int]:
+        # interpret bins text in a continuous feature as missing; Primo refuses it instead.
+        return [j for j, kind in enumerate(self.ebm_.feature_types_in_) if kind == "continuous"]
+
     # ------------------------------------------------------------------ model files
     def _get_state(self) -> dict:
         check_is_fitted(self)
@@ -247,10 +249,7 @@ class PrAMRegressor(RegressorMixin, _PrAMBase):
     _ebm_class = ExplainableBoostingRegressor
 
     def _check_target(self, y):
-        y = np.asarray(y, dtype=float)
-        if not np.all(np.isfinite(y)):
-            raise ValueError("y contains NaN or infinity")
-        return y
+        return np.asarray(y, dtype=float)  # check_training_input refused text and non-finite values
 
     def predict(self, X):
         """Predicted values."""
@@ -265,9 +264,9 @@ class PrAMClassifier(ClassifierMixin, _PrAMBase):
 
     def _check_target(self, y):
         check_classification_targets(y)
-        self.classes_ = np.unique(y)
-        if len(self.classes_) < 2:
-            raise ValueError(f"y has a single class ({self.classes_[0]!r}); a classifier needs at least two")
+        classes = np.unique(y)
+        if len(classes) < 2:
+            raise InputError(f"y has a single class ({str(classes[0])!r}); a classifier needs at least two", argument="y")
         return y
 
     def predict(self, X):

@@ -23,7 +23,7 @@ from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from sklearn.tree._tree import Tree
 from sklearn.utils.validation import check_is_fitted
 
-from primo.models._base import PrimoModelMixin, check_prediction_input
+from primo.models._base import PrimoModelMixin, check_prediction_input, check_training_input
 from primo.models.encoding import category_split, encode_table, fit_vocabularies, needs_encoding
 from primo.models._pruning import PruningPath
 from primo.validation import validate_tree_state
@@ -31,10 +31,13 @@ from primo.validation import validate_tree_state
 
 class _PrDTMixin(PrimoModelMixin):
     def fit(self, X, y, sample_weight=None, check_input=True):
-        """Grow the full tree, prune it with ``ccp_alpha``; returns ``self``."""
+        """Grow the full tree, prune it with ``ccp_alpha``; returns ``self``.
+
+        Bad input (see :mod:`primo.errors`) raises before the model changes.
+        """
+        X = check_training_input(self, X, y, sample_weight, classifier=is_classifier(self), multi_output=True,
+                                 accept_sparse=True, text_in_arrays=False)
         target = np.asarray(y)
-        if target.dtype.kind in "fc" and not np.all(np.isfinite(target)):
-            raise ValueError("y contains NaN or infinity")
         if isinstance(X, np.ndarray) and not X.flags.writeable:
             # scikit-learn's NaN scan of the tree fit needs a writable buffer (read-only float32 fails).
             X = X.copy()
@@ -57,8 +60,8 @@ class _PrDTMixin(PrimoModelMixin):
     def encode_rows(self, X):
         """X as the fitted ``tree_`` reads it: text categories as codes (unseen ones NaN), booleans as 0/1.
 
-        Numeric input is returned untouched. Useful to encode validation rows once and then walk
-        ``tree_`` directly (e.g. ``tree_.apply(np.asarray(model.encode_rows(X), dtype=np.float32))``).
+        Numeric input is returned untouched (DataFrame columns are put in the model's order). Useful to
+        encode validation rows once and then walk ``tree_`` directly (e.g. ``tree_.apply(np.asarray(model.encode_rows(X), dtype=np.float32))``).
 
         Example
         -------
@@ -66,10 +69,10 @@ class _PrDTMixin(PrimoModelMixin):
         >>> tree.encode_rows(pd.DataFrame({"city": ["Paris", "Oslo"]}))["city"].tolist()
         [1.0, nan]
         """
+        X = check_prediction_input(self, X)  # DataFrame columns in the model's order
         vocabularies = getattr(self, "categories_", {})
         if not vocabularies and not needs_encoding(X):
             return X  # numeric input goes to scikit-learn untouched
-        X = check_prediction_input(self, X)
         if not isinstance(X, pd.DataFrame):
             # Column by column: numbers in a categorical column are codes, text is looked up.
             X = pd.DataFrame(np.asarray(X), columns=self.feature_names_).infer_objects()
@@ -87,6 +90,10 @@ class _PrDTMixin(PrimoModelMixin):
     def decision_path(self, X, check_input=True):
         """Sparse indicator of the nodes each row visits."""
         return super().decision_path(self.encode_rows(X), check_input=check_input)
+
+    def _features_read_as_numbers(self) -> list[int]:
+        categorical = getattr(self, "categories_", {})
+        return [j for j in range(self.n_features_in_) if j not in categorical]
 
     @property
     def n_leaves_(self) -> int:
