@@ -35,6 +35,8 @@ from sklearn.neighbors import BallTree
 from sklearn.preprocessing import OneHotEncoder
 from sklearn.utils.validation import check_is_fitted
 
+from primo.errors import ColumnMismatchError
+
 logger = logging.getLogger(__name__)
 
 MATCHES = ("auto", "prediction", "label", "both")
@@ -189,17 +191,19 @@ def _feature_frame(model, X, what: str) -> pd.DataFrame:
         if getattr(model, "feature_names_in_", None) is not None:
             missing = [n for n in names if n not in set(map(str, X.columns))]
             if missing:
-                raise ValueError(f"{what} lacks the model's features {missing}")
+                raise ColumnMismatchError(f"{what} lacks the model's features {missing}", argument=what, column=missing[0])
             X = X.set_axis([str(c) for c in X.columns], axis=1)
             return X[names].infer_objects()
         if X.shape[1] != len(names):
-            raise ValueError(f"{what} has {X.shape[1]} columns but the model has {len(names)} features")
+            raise ColumnMismatchError(f"{what} has {X.shape[1]} columns but the model has {len(names)} features",
+                                      argument=what)
         return X.set_axis(names, axis=1).infer_objects()
     values = np.asarray(X)
     if values.ndim == 1:
         values = values.reshape(1, -1)
     if values.ndim != 2 or values.shape[1] != len(names):
-        raise ValueError(f"{what} must have {len(names)} features per row, got shape {np.shape(X)}")
+        raise ColumnMismatchError(f"{what} must have {len(names)} features per row, got shape {np.shape(X)}",
+                                  argument=what)
     return pd.DataFrame(values, columns=names).infer_objects()
 
 

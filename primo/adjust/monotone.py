@@ -43,6 +43,7 @@ from sklearn.isotonic import IsotonicRegression
 
 from primo.adjust.log import append_record, edits_of, operation, replay, target_model
 from primo.adjust.terms import check_pram, forget_bag_spread, resolve_term, restore_term, term_cuts
+from primo.errors import InputError
 
 logger = logging.getLogger(__name__)
 
@@ -100,17 +101,18 @@ def _directions(features, direction) -> list[str]:
     if isinstance(direction, dict):
         unknown = set(map(str, direction)) - set(map(str, features))
         if unknown:
-            raise ValueError(f"direction given for features not being monotonized: {sorted(unknown)}")
+            raise InputError(f"direction given for features not being monotonized: {sorted(unknown)}",
+                             argument="direction")
         out = [direction.get(f, "increasing") for f in features]
     elif isinstance(direction, (list, tuple)):
         if len(direction) != len(features):
-            raise ValueError(f"{len(direction)} directions for {len(features)} features")
+            raise InputError(f"{len(direction)} directions for {len(features)} features", argument="direction")
         out = list(direction)
     else:
         out = [direction] * len(features)
     for d in out:
         if d not in DIRECTIONS:
-            raise ValueError(f"direction must be one of {DIRECTIONS}, got {d!r}")
+            raise InputError(f"direction must be one of {DIRECTIONS}, got {d!r}", argument="direction")
     return out
 
 
@@ -145,9 +147,11 @@ def monotonize(model, features, direction="increasing", *, pairs=True, inplace=F
     """
     names = features if isinstance(features, (list, tuple)) else [features]
     if not names:
-        raise ValueError("give at least one feature to monotonize")
+        raise InputError("give at least one feature to monotonize", argument="features")
     directions = _directions(names, direction)
     if hasattr(model, "ebm_"):
+        for feature in names:  # every feature checked before any is edited, so a bad one changes nothing
+            _main_term(model, feature)
         model = target_model(model, inplace)
         for feature, feature_direction in zip(names, directions):
             _monotonize_term(model, feature, feature_direction, pairs)
@@ -160,15 +164,25 @@ def monotonize(model, features, direction="increasing", *, pairs=True, inplace=F
 # --------------------------------------------------------------------------- PrAM
 
 
-def _monotonize_term(model, feature, direction: str, pairs: bool) -> None:
+def _main_term(model, feature) -> int:
+    """Index of the ordered feature's main term, or an error naming the feature."""
     ebm = check_pram(model, "monotonize")
     index = resolve_term(model, feature)
+    name = str(ebm.term_names_[index])
+    if len(ebm.term_features_[index]) != 1:
+        raise InputError(f"{feature!r} names the pair term {name!r}; give a feature (its main term is edited)",
+                         argument="features", column=name)
+    if isinstance(term_cuts(ebm, index, 0), dict):
+        raise InputError(f"feature {name!r} is nominal: monotone constraints need an ordered feature",
+                         argument="features", column=name)
+    return index
+
+
+def _monotonize_term(model, feature, direction: str, pairs: bool) -> None:
+    ebm = model.ebm_
+    index = _main_term(model, feature)
     term_features = tuple(ebm.term_features_[index])
     name = str(ebm.term_names_[index])
-    if len(term_features) != 1:
-        raise ValueError(f"{feature!r} names the pair term {name!r}; give a feature (its main term is edited)")
-    if isinstance(term_cuts(ebm, index, 0), dict):
-        raise ValueError(f"feature {name!r} is nominal: monotone constraints need an ordered feature")
     before = np.array(ebm.term_scores_[index], dtype=float)
     after = before.copy()
     # The missing (first) and unknown (last) bins are outside the feature's order.
@@ -286,13 +300,15 @@ def _tree_directions(model, names, directions, X_train, y_train) -> dict[int, in
         if isinstance(name, (int, np.integer)) and not isinstance(name, bool):
             index = int(name)
             if not 0 <= index < len(features):
-                raise ValueError(f"feature index {index} out of range ({len(features)} features)")
+                raise InputError(f"feature index {index} out of range ({len(features)} features)", argument="features")
         elif str(name) in features:
             index = features.index(str(name))
         else:
-            raise ValueError(f"unknown feature {name!r}; features: {', '.join(features)}")
+            raise InputError(f"unknown feature {name!r}; features: {', '.join(features)}", argument="features",
+                             column=str(name))
         if index in getattr(model, "categories_", {}):  # codes follow the target, not an order of the feature
-            raise ValueError(f"feature {features[index]!r} is nominal: monotone constraints need an ordered feature")
+            raise InputError(f"feature {features[index]!r} is nominal: monotone constraints need an ordered feature",
+                             argument="features", column=features[index])
         if direction == "auto":
             column = X_train.iloc[:, index] if hasattr(X_train, "iloc") else np.asarray(X_train)[:, index]
             target = np.asarray(y_train)

@@ -23,6 +23,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from primo.adjust.log import append_record, jsonable, operation, target_model
+from primo.errors import InputError
 
 _TOLERANCE = 1e-9
 
@@ -53,7 +54,7 @@ def resolve_term(model, term) -> int:
     names = [str(n) for n in ebm.term_names_]
     if isinstance(term, (int, np.integer)) and not isinstance(term, bool):
         if not 0 <= term < len(names):
-            raise ValueError(f"term index {term} out of range (the model has {len(names)} terms)")
+            raise InputError(f"term index {term} out of range (the model has {len(names)} terms)", argument="term")
         return int(term)
     if str(term) in names:
         return names.index(str(term))
@@ -63,8 +64,8 @@ def resolve_term(model, term) -> int:
         for index, term_features in enumerate(ebm.term_features_):
             if tuple(term_features) == (feature,):
                 return index
-        raise ValueError(f"feature {term!r} has no main (1-D) term in this model")
-    raise ValueError(f"unknown term {term!r}; terms: {', '.join(names)}")
+        raise InputError(f"feature {term!r} has no main (1-D) term in this model", argument="term", column=str(term))
+    raise InputError(f"unknown term {term!r}; terms: {', '.join(names)}", argument="term", column=str(term))
 
 
 def term_cuts(ebm, term: int, axis: int):

@@ -69,6 +69,7 @@ import json
 import os
 from pathlib import Path
 
+from primo.errors import InputError
 from primo.export.c_source import to_c
 from primo.export.js_source import to_js
 from primo.export.lua_source import to_lua
@@ -106,7 +107,7 @@ def export_model(model, format: str, path: str | os.PathLike, **options) -> Path
     >>> export_model(model, "js", "model.mjs")  # doctest: +SKIP
     """
     if format not in FORMATS:
-        raise ValueError(f"unknown export format {format!r}; choose one of {', '.join(FORMATS)}")
+        raise InputError(f"unknown export format {format!r}; choose one of {', '.join(FORMATS)}", argument="format")
     if format == "onnx":
         payload = to_onnx(model, **options).SerializeToString()
     elif format == "c":

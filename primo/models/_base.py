@@ -266,7 +266,7 @@ def check_prediction_input(model, X):
             missing = [c for c in known if c not in set(X.columns)]
             if unknown or missing:
                 raise ColumnMismatchError(
-                    f"the columns of X do not match the model's features: unknown {unknown or 'none'}, "
+                    f"feature names do not match the model's: unknown {unknown or 'none'}, "
                     f"missing {missing or 'none'} (columns are matched by name, in any order)",
                     argument="X", column=(missing or unknown)[0])
             if list(X.columns) != known:

@@ -6,6 +6,7 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
@@ -19,6 +20,7 @@ from primo.explain import (
     explain_tree_rows,
     model_card,
 )
+from primo.errors import InputError, InputTypeError
 from primo.io import atomic_write_bytes
 from primo.models._base import check_prediction_input
 
@@ -88,6 +90,24 @@ class Report:
         return self.to_markdown()
 
 
+def _check_report_target(model, X, y) -> None:
+    """``y`` holds one known target per row of ``X``, shaped like the model's predictions."""
+    target = np.asarray(y)
+    outputs = int(getattr(model, "n_outputs_", 1))
+    if target.ndim == 2 and target.shape[1] == 1 and outputs == 1:
+        target = target[:, 0]
+    expected = "(n_samples,)" if outputs == 1 else f"(n_samples, {outputs})"
+    if target.ndim != (1 if outputs == 1 else 2) or (outputs > 1 and target.shape[1] != outputs):
+        raise InputError(f"y has shape {target.shape}, but {type(model).__name__} predicts {expected}: give one "
+                         "target per row of X", argument="y")
+    if X is not None and len(target) != X.shape[0]:
+        raise InputError(f"X has {X.shape[0]} rows but y has {len(target)}", argument="y")
+    missing = np.asarray(pd.isna(target)).reshape(len(target), -1).any(axis=1)
+    if missing.any():
+        raise InputError(f"y has missing values (None or NaN) at rows {np.flatnonzero(missing)[:5].tolist()}; "
+                         "metrics need a known target for every row", argument="y")
+
+
 def build(model, X=None, y=None, *, baselines=None, title: str | None = None, local_rows=3, counterfactuals=None,
           tree_depth: int = 4, outline_depth: int = 3, measure_latency: bool = True) -> Report:
     """Explain a fitted PrAM or PrDT and gather everything into a :class:`Report`.
@@ -115,10 +135,12 @@ def build(model, X=None, y=None, *, baselines=None, title: str | None = None, lo
     >>> report.build(model, X_test, y_test, baselines={"XGBoost": xgb}).save("report.html")  # doctest: +SKIP
     """
     if not (hasattr(model, "ebm_") or hasattr(model, "tree_")):
-        raise TypeError(f"expected a fitted PrDT or PrAM model, got {type(model).__name__}")
+        raise InputTypeError(f"expected a fitted PrDT or PrAM model, got {type(model).__name__}", argument="model")
     check_is_fitted(model)
-    if X is not None and isinstance(X, pd.DataFrame):
+    if X is not None:
         X = check_prediction_input(model, X)
+    if y is not None:
+        _check_report_target(model, X, y)
     card = model_card(model, X, y, baselines=baselines, measure_latency=measure_latency)
     if isinstance(local_rows, pd.DataFrame):
         rows = check_prediction_input(model, local_rows)
