@@ -119,6 +119,8 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         searches = {}
         for family in self.families:
             estimator = self._families[family](**family_params.get(family, {}))
+            if estimator.get_params().get("random_state", 0) is None:  # PrDT breaks ties at random
+                estimator.set_params(random_state=seed)
             if family == "prdt":
                 searches[family] = PruningSearch(estimator, **common)
             else:
@@ -217,7 +219,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
                                         None if sample_weight is None else np.asarray(sample_weight))
         for message in warning_texts(caught):
             search.warnings_[message] = search.warnings_.get(message, 0) + 1
-        model.metadata_["search"] = search.history()
+        model.metadata_["search"] = search.history(chosen_trial=int(trial["trial"]))
         from primo.export import compile_python, encode_categories, model_tables
 
         tables = model_tables(model)

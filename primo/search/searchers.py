@@ -90,6 +90,8 @@ HOLDOUT_CHUNKS = 10
 SHRINK_TRIALS = 4
 #: tqdm shows progress only for searches still running after this many seconds.
 PROGRESS_DELAY_S = 10.0
+#: Bayesian search models log(S / trivial loss + LOG_FLOOR): a perfect model (S = 0) stays finite.
+LOG_FLOOR = 1e-3
 
 
 def _python_scalar(value):
@@ -358,24 +360,31 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
             splitter = self.cv
         return list(splitter.split(indices.reshape(-1, 1), y))
 
-    def history(self) -> dict:
-        """The search as plain data (stored in the kept model's ``metadata_['search']``)."""
+    def history(self, chosen_trial: int | None = None) -> dict:
+        """The search as plain data (stored in the kept model's ``metadata_['search']``).
+
+        ``chosen_trial`` (a ``trial`` number) marks another trial as the kept one: automatic selection
+        keeps the trial chosen across families, which may differ from this search's own choice.
+        """
         check_is_fitted(self, "trials_")
-        trials = self.trials_.astype(object).where(self.trials_.notna(), None)
+        chosen = self.best_index_
+        if chosen_trial is not None:
+            chosen = self.trials_.index[self.trials_["trial"] == chosen_trial][0]
+        trials = self.trials_.assign(chosen=self.trials_.index == chosen)
         return {
             "method": self.method,
             "scoring": self.scoring_,
             "rule": "one standard error" if self.tolerance is None else f"tolerance {float(self.tolerance):g}",
             "lam": float(self.lam),
             "gamma": float(self.gamma),
-            "n_trials": int(len(self.trials_)),
+            "n_trials": int(len(trials)),
             "search_rows": int(self.search_rows_),
             "reference_loss": self.reference_loss_,
-            "best_params": self.best_params_,
-            "best_score": self.best_score_,
-            "chosen_trial": int(self.trials_.at[self.best_index_, "trial"]),
-            "lowest_score_trial": int(self.trials_.at[self.optimum_index_, "trial"]),
-            "trials": trials.to_dict(orient="records"),
+            "best_params": dict(trials.at[chosen, "params"]),
+            "best_score": float(trials.at[chosen, "score"]),
+            "chosen_trial": int(trials.at[chosen, "trial"]),
+            "lowest_score_trial": int(trials.at[self.optimum_index_, "trial"]),
+            "trials": trials.astype(object).where(trials.notna(), None).to_dict(orient="records"),
         }
 
     def trials_to_reach(self, score: float) -> int | None:
@@ -569,6 +578,14 @@ class BayesianSearch(_SequentialSearch):
         Points before the GP takes over (the starting estimator, prior trials and random draws
         count toward them). Default: a third of ``n_trials``, at most 2·dimensions + 1 and 10, so
         that every budget leaves Bayesian steps; a budget that leaves none is warned about.
+    acq_func : str
+        scikit-optimize's acquisition function (default ``"EI"``, expected improvement).
+
+    The GP models log(S / trivial loss + :data:`LOG_FLOOR`) rather than S whenever the trivial
+    predictor's loss is positive (every named loss): expected improvement asks for an improvement
+    of at least ``xi`` = 0.01 in the modelled units, which on the raw scale meant 0.01 of a log
+    loss of 0.04 (a quarter of it: the GP then only explored the corners of the space), and on the
+    log scale means 1% of the loss on every table.
     """
 
     method = "bayesian"
@@ -591,8 +608,16 @@ class BayesianSearch(_SequentialSearch):
             dimensions, base_estimator="GP", acq_func=self.acq_func, n_initial_points=n_initial,
             acq_optimizer_kwargs={"n_points": 2000, "n_restarts_optimizer": 2}, random_state=rng,
         )
+        reference = getattr(self, "reference_loss_", math.nan)  # set by fit before the trials run
+        self._log_unit = reference if np.isfinite(reference) and reference > 0 else None
         if prior_points:
-            self._optimizer.tell(prior_points, prior_scores)
+            self._optimizer.tell(prior_points, self._modelled(prior_scores))
+
+    def _modelled(self, scores) -> list[float]:
+        """The scores as the GP sees them: log of S relative to the trivial loss (see the class docstring)."""
+        if self._log_unit is None:  # e.g. a negated scorer: no positive scale to take the log of
+            return [float(s) for s in scores]
+        return [math.log(max(float(s), 0.0) / self._log_unit + LOG_FLOOR) for s in scores]
 
     # The GP's small matrices gain nothing from multi-threaded BLAS, which only contends with the
     # trials for cores (measured ≈3× slower per step on 2 busy cores); one thread is enough.
@@ -604,7 +629,7 @@ class BayesianSearch(_SequentialSearch):
 
     def _observe(self, points, scores):
         with threadpool_limits(1):
-            self._optimizer.tell(points, scores)
+            self._optimizer.tell(points, self._modelled(scores))
 
 
 class RandomSearch(_SequentialSearch):

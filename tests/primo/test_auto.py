@@ -54,6 +54,12 @@ def test_selection_is_never_worse_than_either_default_beyond_noise(data_dir):
     assert kept["score"] <= best_default + 2 * kept["loss_se"]
     assert kept["within_noise"] and kept["relative_loss"] < 1
     assert {"loss_se", "relative_loss", "size", "latency_us", "within_noise"} <= set(auto.selection_report_.columns)
+    # each candidate's saved history marks the trial it was refit from
+    for family, model in auto.candidates_.items():
+        history = model.metadata_["search"]
+        kept = [t for t in history["trials"] if t["chosen"]]
+        assert len(kept) == 1 and kept[0]["trial"] == history["chosen_trial"] and kept[0]["params"] == history["best_params"]
+        assert all(model.get_params()[k] == v for k, v in history["best_params"].items())
 
 
 def test_text_columns_and_missing_values_select_without_crashing(data_dir):
