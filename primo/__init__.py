@@ -6,6 +6,7 @@
 """
 from primo._version import __version__
 
+from primo.errors import ColumnMismatchError, InputError, InputTypeError
 from primo.io import ModelFileError, load
 from primo.models import PrAMClassifier, PrAMRegressor, PrDTClassifier, PrDTRegressor
 from primo.selection import PrimoClassifier, PrimoRegressor, RequirementsNotMetError
@@ -21,6 +22,9 @@ __all__ = [
     "RequirementsNotMetError",
     "load",
     "ModelFileError",
+    "InputError",
+    "ColumnMismatchError",
+    "InputTypeError",
     "parallel_backend",
     "map_jobs",
 ]

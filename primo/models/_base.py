@@ -14,7 +14,7 @@ import scipy.sparse
 from sklearn.utils.validation import check_is_fitted
 
 from primo.errors import ColumnMismatchError, InputError, InputTypeError
-from primo.models.encoding import NUMERIC, column_kind, numeric_values
+from primo.models.encoding import CATEGORICAL, NUMERIC, dtype_kind, numeric_values
 
 
 class PrimoModelMixin:
@@ -47,6 +47,10 @@ class PrimoModelMixin:
         if names is None:
             return [f"x{i}" for i in range(self.n_features_in_)]
         return [str(n) for n in names]
+
+    #: Whether ±infinity in X is a value the family reads (PrAM: beyond every bin edge) or an error (PrDT:
+    #: scikit-learn's trees work in float32 and refuse it).
+    _accepts_infinity = False
 
     def _features_read_as_numbers(self) -> list[int]:
         """Positions of the features the fitted model reads as numbers (text there is an error)."""
@@ -110,26 +114,32 @@ def _text_names(X: pd.DataFrame) -> pd.DataFrame:
 
 def _infinity_error(name: str, values: np.ndarray) -> InputError:
     return InputError(
-        f"column {name!r} of X holds infinity at rows {_rows_text(np.isinf(values))}; Primo reads NaN as missing, "
-        "so replace infinite values with NaN or clip them to finite numbers", argument="X", column=name)
+        f"column {name!r} of X holds infinity at rows {_rows_text(np.isinf(values))}; a PrDT reads NaN as missing "
+        "but cannot read infinity (scikit-learn's trees work in float32): replace it with NaN or clip it to a finite "
+        "number", argument="X", column=name)
 
 
-def _check_frame_values(X: pd.DataFrame, read_as_numbers) -> None:
-    """Dates, infinity and text where the model reads numbers, each named by column."""
-    for j, name in enumerate(X.columns):
-        column = X.iloc[:, j]
-        kind = column_kind(column, name)
-        if kind == NUMERIC:
-            values = column.to_numpy(dtype=np.float64, na_value=np.nan)
-        elif j in read_as_numbers:
-            values = numeric_values(column, name)
-        else:
-            continue
-        if np.isinf(values).any():
-            raise _infinity_error(name, values)
+def _check_frame_values(X: pd.DataFrame, read_as_numbers, allow_infinity: bool) -> None:
+    """Dates, infinity (unless allowed) and text where the model reads numbers, each named by column."""
+    # Kinds come from the dtypes and float columns are read as one block: this runs on every predict.
+    dtypes = list(X.dtypes)
+    kinds = [dtype_kind(dtype, name) for name, dtype in zip(X.columns, dtypes)]
+    if not allow_infinity:
+        floats = [j for j, dtype in enumerate(dtypes) if kinds[j] == NUMERIC and dtype.kind == "f"]
+        if floats:
+            block = X if len(floats) == X.shape[1] else X.iloc[:, floats]
+            infinite = np.isinf(block.to_numpy(dtype=np.float64, na_value=np.nan))
+            if infinite.any():
+                j = floats[int(np.flatnonzero(infinite.any(axis=0))[0])]
+                raise _infinity_error(X.columns[j], X.iloc[:, j].to_numpy(dtype=np.float64, na_value=np.nan))
+    for j in read_as_numbers:
+        if kinds[j] == CATEGORICAL:  # numbers stored as objects or text
+            values = numeric_values(X.iloc[:, j], X.columns[j])
+            if not allow_infinity and np.isinf(values).any():
+                raise _infinity_error(X.columns[j], values)
 
 
-def _check_array_values(array: np.ndarray, names: list[str], read_as_numbers) -> None:
+def _check_array_values(array: np.ndarray, names: list[str], read_as_numbers, allow_infinity: bool) -> None:
     kind = array.dtype.kind
     if kind == "c":
         raise InputError("Complex data not supported: X holds complex numbers", argument="X")
@@ -137,13 +147,13 @@ def _check_array_values(array: np.ndarray, names: list[str], read_as_numbers) ->
         raise InputError(f"X holds dates or times ({array.dtype}); Primo models need numbers: derive numeric "
                          "features first (hours, weekdays, seconds since a reference)", argument="X")
     if kind in "fiub":
-        if kind == "f" and np.isinf(array).any():
+        if kind == "f" and not allow_infinity and np.isinf(array).any():
             j = int(np.flatnonzero(np.isinf(array).any(axis=0))[0])
             raise _infinity_error(names[j], array[:, j])
         return
     for j in read_as_numbers:  # text in an object array: only where the model reads numbers
         values = numeric_values(pd.Series(array[:, j]), names[j])
-        if np.isinf(values).any():
+        if not allow_infinity and np.isinf(values).any():
             raise _infinity_error(names[j], values)
 
 
@@ -219,12 +229,12 @@ def check_training_input(model, X, y, sample_weight=None, *, classifier: bool, m
     ...
     primo.errors.InputError: y contains infinity at rows [1]
     """
-    who = type(model).__name__
+    who, allow_infinity = type(model).__name__, model._accepts_infinity
     if isinstance(X, pd.DataFrame):
         n_rows, n_columns = X.shape
         _check_shape(n_rows, n_columns)
         X = _text_names(X)
-        _check_frame_values(X, ())
+        _check_frame_values(X, (), allow_infinity)
     elif scipy.sparse.issparse(X):
         if not accept_sparse:
             raise InputTypeError(f"X is a sparse matrix, but {who} needs dense rows: pass X.toarray()", argument="X")
@@ -234,7 +244,8 @@ def check_training_input(model, X, y, sample_weight=None, *, classifier: bool, m
         array = _as_array(X, who)
         n_rows, n_columns = array.shape
         _check_shape(n_rows, n_columns)
-        _check_array_values(array, _column_names(None, n_columns), () if text_in_arrays else range(n_columns))
+        _check_array_values(array, _column_names(None, n_columns), () if text_in_arrays else range(n_columns),
+                            allow_infinity)
     _check_target(model, y, n_rows, classifier=classifier, multi_output=multi_output)
     _check_sample_weight(sample_weight, n_rows)
     return X
@@ -245,8 +256,8 @@ def check_prediction_input(model, X):
 
     DataFrame columns are matched by name (as text), in any order: the result has the model's column
     order; a missing, unknown or duplicated column is a :class:`~primo.errors.ColumnMismatchError`.
-    Other input is returned as it was given. NaN is a missing value; infinity, dates and text in a
-    column the model reads as numbers are errors naming the column.
+    Other input is returned as it was given. NaN is a missing value; dates, text in a column the model
+    reads as numbers, and infinity for a family that cannot read it (PrDT) are errors naming the column.
 
     Example
     -------
@@ -275,7 +286,7 @@ def check_prediction_input(model, X):
             raise ColumnMismatchError(f"X has {X.shape[1]} features, but {who} is expecting {expected} features as input",
                                       argument="X")
         _check_shape(*X.shape)
-        _check_frame_values(X, set(model._features_read_as_numbers()))
+        _check_frame_values(X, set(model._features_read_as_numbers()), model._accepts_infinity)
         return X
     if scipy.sparse.issparse(X):
         n_rows, n_columns = X.shape
@@ -289,5 +300,6 @@ def check_prediction_input(model, X):
         raise ColumnMismatchError(
             f"X has {array.shape[1]} features, but {who} is expecting {expected} features as input", argument="X")
     _check_shape(*array.shape)
-    _check_array_values(array, _column_names(model, expected), model._features_read_as_numbers())
+    _check_array_values(array, _column_names(model, expected), model._features_read_as_numbers(),
+                        model._accepts_infinity)
     return X

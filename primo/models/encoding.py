@@ -52,15 +52,19 @@ def column_kind(column: pd.Series, name: str | None = None) -> str:
     >>> column_kind(pd.Series(["a", "b"]))
     'categorical'
     """
-    dtype = column.dtype
-    label = repr(str(name if name is not None else column.name))
+    return dtype_kind(column.dtype, name if name is not None else column.name)
+
+
+def dtype_kind(dtype, name) -> str:
+    """:func:`column_kind` from a column's dtype alone (no values are read); ``name`` is for the error."""
+    label = repr(str(name))
     if (pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype)
             or isinstance(dtype, pd.PeriodDtype)):
         raise InputError(
             f"column {label} holds dates or times ({dtype}); Primo models need numbers. Derive numeric "
             f"features from it first, e.g. X[{label}].dt.hour, X[{label}].dt.dayofweek, or seconds since a "
             f"reference: (X[{label}] - reference).dt.total_seconds(), then drop the column",
-            argument="X", column=str(name if name is not None else column.name),
+            argument="X", column=str(name),
         )
     if pd.api.types.is_bool_dtype(dtype):
         return BOOLEAN
@@ -69,7 +73,7 @@ def column_kind(column: pd.Series, name: str | None = None) -> str:
     if pd.api.types.is_numeric_dtype(dtype):
         return NUMERIC
     raise InputError(f"column {label} has dtype {dtype}, which Primo cannot use; convert it to numbers or text",
-                     argument="X", column=str(name if name is not None else column.name))
+                     argument="X", column=str(name))
 
 
 def numeric_values(column: pd.Series, name) -> np.ndarray:

@@ -39,6 +39,8 @@ _EBM_CLASSES = {cls.__name__: cls for cls in (ExplainableBoostingClassifier, Exp
 
 class _PrAMBase(PrimoModelMixin, BaseEstimator):
     _ebm_class: type
+    # interpret bins ±infinity beyond the outermost edges (the exports reproduce it), at fit and predict.
+    _accepts_infinity = True
     #: Parameters whose smaller values make a smaller model, and how small searches try them.
     _shrink_toward = {"interactions": 0, "max_bins": 32}
 
@@ -104,7 +106,7 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
             feature_names = list(X.columns)
             X_fit = X
         else:
-            X_fit = check_array(X, dtype=None, ensure_all_finite="allow-nan", ensure_min_samples=2)
+            X_fit = check_array(X, dtype=None, ensure_all_finite=False, ensure_min_samples=2)
             feature_names = None
         y = column_or_1d(y, warn=True)
         if sample_weight is not None:

@@ -136,9 +136,9 @@ CASES = [
     Case("fit_X_sparse_pram", PRAM, fit_with(lambda c: (scipy.sparse.csr_matrix(np.ones((len(c.y), 2))), c.y, {})),
          InputTypeError, "sparse", "X"),
     # ---- X at fit: values
-    Case("fit_X_inf_column", ALL, fit_with(lambda c: (_with_value(c.X, "b", 2, np.inf), c.y, {})), InputError,
+    Case("fit_X_inf_column_prdt", PRDT, fit_with(lambda c: (_with_value(c.X, "b", 2, np.inf), c.y, {})), InputError,
          "column 'b' of X holds infinity at rows \\[2\\]", "X", "b"),
-    Case("fit_X_minus_inf_array", ALL, fit_with(lambda c: (np.c_[c.X[["a"]].to_numpy(), np.r_[-np.inf, c.X["b"][1:]]],
+    Case("fit_X_minus_inf_array_prdt", PRDT, fit_with(lambda c: (np.c_[c.X[["a"]].to_numpy(), np.r_[-np.inf, c.X["b"][1:]]],
                                                           c.y, {})), InputError, "column 'x1' of X holds infinity", "X", "x1"),
     Case("fit_X_datetime", ALL, fit_with(lambda c: (c.X.assign(when=pd.date_range("2026-01-01", periods=len(c.y))),
                                                     c.y, {})), InputError, "column 'when' holds dates", "X", "when"),
@@ -201,7 +201,7 @@ CASES = [
          InputTypeError, "column 'a' holds a dict", "X", "a"),
     Case("predict_datetime_column", ALL, predict_with(lambda c: c.X.assign(a=pd.date_range("2026", periods=24))),
          InputError, "column 'a' holds dates", "X", "a"),
-    Case("predict_inf", ALL, predict_with(lambda c: _with_value(c.X, "a", 5, -np.inf)), InputError,
+    Case("predict_inf_prdt", PRDT, predict_with(lambda c: _with_value(c.X, "a", 5, -np.inf)), InputError,
          "column 'a' of X holds infinity at rows \\[5\\]", "X", "a"),
     Case("predict_proba_missing_column", CLASSIFIERS, predict_with(lambda c: c.X[["a"]], "predict_proba"),
          ColumnMismatchError, "missing \\['b', 'kind'\\]", "X", "b"),
@@ -305,6 +305,21 @@ def test_non_text_column_names_are_matched_as_text(family):
     assert model.feature_names_ == ["0", "1"]
     np.testing.assert_array_equal(model.predict(X.set_axis(["0", "1"], axis=1)), model.predict(X))
     np.testing.assert_array_equal(model.predict(X[[1, 0]]), model.predict(X))
+
+
+@pytest.mark.parametrize("family", PRAM)
+def test_pram_reads_infinity_beyond_every_bin_edge(family):
+    """PrAM's contract (its exports reproduce it): ±inf falls in the outermost bins, at fit and predict."""
+    X = _table()[["a", "b"]].to_numpy(copy=True)
+    y = _target(family, _table())
+    X_inf = X.copy()
+    X_inf[0, 0], X_inf[1, 1] = np.inf, -np.inf
+    model = FAMILIES[family]().fit(X_inf, y)
+    rows = np.array([[np.inf, 1.0], [1e300, 1.0], [-np.inf, 1.0], [-1e300, 1.0]])
+    raw = model.decision_function(rows) if family in CLASSIFIERS else model.predict(rows)
+    assert raw[0] == raw[1] and raw[2] == raw[3]
+    frame = pd.DataFrame(rows, columns=["x0", "x1"])
+    assert FAMILIES[family]().fit(pd.DataFrame(X_inf, columns=["x0", "x1"]), y).predict(frame).shape == (4,)
 
 
 @pytest.mark.filterwarnings("ignore:Missing values detected")
