@@ -355,3 +355,19 @@ def test_pram_drops_zero_weight_rows_without_touching_the_callers_weights():
     kept = weights.copy()
     PrAMRegressor(**FAST_PRAM).fit(X, y, sample_weight=weights)
     np.testing.assert_array_equal(weights, kept)
+
+
+@pytest.mark.filterwarnings("ignore:Missing values detected")
+@pytest.mark.parametrize("family", ALL)
+def test_a_successful_fit_and_predict_leave_the_callers_data_as_it_was(family):
+    X = _table().assign(flag=lambda t: t["a"] > 0.5)
+    X.loc[[2, 7], "b"] = np.nan
+    X.loc[3, "kind"] = None
+    X = X.set_axis(["a", 1, "kind", "flag"], axis=1)  # a non-text name, renamed as text inside the model only
+    y, weights = _target(family, _table()), np.linspace(0.5, 2.0, 24)
+    watched = [X, y, weights]
+    before = [_fingerprint(v) for v in watched]
+    model = FAMILIES[family]().fit(X, y, sample_weight=weights)
+    model.predict(X[["flag", "kind", 1, "a"]])
+    assert [_fingerprint(v) for v in watched] == before
+    assert list(X.columns) == ["a", 1, "kind", "flag"]
