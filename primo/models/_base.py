@@ -4,7 +4,7 @@ The input checks are one contract for both families (see :mod:`primo.errors`): a
 ``sample_weight`` raises an :class:`~primo.errors.InputError` naming the argument and column before
 anything is fitted or changed, and DataFrame columns are matched to the model's by name (as text), in
 any order. They are written here rather than left to scikit-learn's ``check_array`` because its
-messages name neither the column nor the rows at fault, and PrAM's rows never reach it.
+messages name neither the column nor the rows at fault, and PrAM's DataFrames go to interpret without it.
 """
 from __future__ import annotations
 
