@@ -211,3 +211,23 @@ def test_last_trials_try_smaller_variants_of_the_best(data_dir):
         assert len(smaller) == 1  # one size parameter lowered, the rest as in the best trial
         same = [n for n in search.space_ if n not in smaller]
         assert all(row[n] == best[n] or (pd.isna(row[n]) and pd.isna(best[n])) for n in same)
+
+
+def test_bayesian_search_models_the_log_of_the_relative_loss(data_dir):
+    """The GP is told log(S / trivial loss + LOG_FLOOR), so expected improvement's margin is relative."""
+    from primo.search.searchers import LOG_FLOOR
+
+    X, y, _, _ = clara_ms(data_dir)
+    space = {"ccp_alpha": Real(1e-4, 1.0, prior="log-uniform")}
+    search = BayesianSearch(PrDTRegressor(random_state=0), space=space, n_trials=4, evaluate_estimator=False,
+                            refit=False, random_state=0).fit(X, y)
+    relative = search.trials_["score"].to_numpy() / search.reference_loss_
+    assert np.allclose(search._optimizer.yi, np.log(relative + LOG_FLOOR))
+    # A loss that can be negative (here MAE - 100) has no positive trivial loss to divide by: the GP sees S.
+    def mae_minus_100(y_true, y_pred):
+        return float(np.mean(np.abs(y_true - y_pred))) - 100.0
+
+    raw = BayesianSearch(PrDTRegressor(random_state=0), space=space, scoring=mae_minus_100, n_trials=3,
+                         evaluate_estimator=False, refit=False, random_state=0).fit(X, y)
+    assert raw.reference_loss_ < 0
+    assert np.allclose(raw._optimizer.yi, raw.trials_["score"].to_numpy())
