@@ -11,6 +11,9 @@ interval of its mean over seeds, and the final best losses.
 
 Protocol (the same for every method, so the comparison is fair):
 
+* every method's budget ends with the same few "shrink" trials (smaller variants of its best trial,
+  ``primo.search.searchers.SHRINK_TRIALS``); they count like any other trial;
+
 * ``PrAMRegressor/PrAMClassifier(n_jobs=1)``, the default PrAM space (``primo.search.spaces.pram_space``),
   ``trial_params={"outer_bags": 1}`` (one-bag PrAMs are the candidates), one trial at a time;
 * ``evaluate_estimator=False``: no method is given the starting estimator as a free first trial;
@@ -57,6 +60,7 @@ from primo import PrAMClassifier, PrAMRegressor
 from primo.datasets import resolve_data_dir
 from primo.io import atomic_write_bytes
 from primo.search import BayesianSearch, GridSearch, RandomSearch
+from primo.search.searchers import SHRINK_TRIALS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from suite_tables import load_table  # noqa: E402  (a sibling script, not a package)
@@ -112,9 +116,11 @@ def run_search(method, estimator, scoring, cv, X, y, *, trials, seed, bayes_para
         warnings.simplefilter("ignore")  # the search counts third-party warnings itself (warnings_)
         search.fit(X, y)
     seconds = time.perf_counter() - start
-    own = search.trials_[search.trials_["source"] == "search"]
+    # Every trial the budget paid for, in order: the method's own draws and the smaller variants of
+    # its best trial that every search tries last ("shrink"), which can reach the target too.
+    own = search.trials_[search.trials_["source"].isin(["search", "shrink"])]
     return {"losses": [None if not np.isfinite(v) else float(v) for v in own["loss"].astype(float)],
-            "params": [dict(p) for p in own["params"]],
+            "params": [dict(p) for p in own["params"]], "sources": own["source"].tolist(),
             "failed": int(own["error"].notna().sum()), "seconds": round(seconds, 1),
             "options": options}
 
@@ -173,6 +179,14 @@ def summarize(rows: pd.DataFrame, methods, trials: int) -> list[dict]:
     return summary
 
 
+def write_json(path, protocol, bayes_params, searches, rows, methods, trials) -> None:
+    table = pd.DataFrame(rows)
+    summary = summarize(table, [m for m in methods if f"{m}_best_loss" in table], trials)
+    document = {"protocol": protocol, "bayes_params": bayes_params, "searches": searches, "rows": rows,
+                "summary": summary}
+    atomic_write_bytes(path, json.dumps(document, indent=1, default=float).encode())
+
+
 def load_reused(path, protocol) -> dict:
     """Searches of an earlier run, keyed by (dataset, seed, method); refuses a different protocol."""
     earlier = json.loads(Path(path).read_text())
@@ -195,7 +209,8 @@ def main() -> None:
     args = parser.parse_args()
     data_dir = resolve_data_dir(args.data_dir)
     bayes_params = json.loads(args.bayes_params)
-    protocol = {"trials": args.trials, "trial_params": TRIAL_PARAMS, "evaluate_estimator": False}
+    protocol = {"trials": args.trials, "trial_params": TRIAL_PARAMS, "evaluate_estimator": False,
+                "shrink_trials": SHRINK_TRIALS}
     reused = load_reused(args.reuse, protocol) if args.reuse else {}
     methods = [m for m in METHODS if m in args.methods or any(k[2] == m for k in reused)]
     if "random" not in methods:
@@ -224,6 +239,8 @@ def main() -> None:
                    **compare(by_method, args.trials)}
             rows.append(row)
             print(json.dumps(row), flush=True)
+        if args.json:  # after every dataset, so an interrupted run keeps what it measured
+            write_json(args.json, protocol, bayes_params, searches, rows, methods, args.trials)
 
     table = pd.DataFrame(rows)
     ran = [m for m in methods if f"{m}_best_loss" in table]
@@ -244,10 +261,6 @@ def main() -> None:
                      f" [95% bootstrap {low:+.1f}, {high:+.1f}], BO ends <= random in "
                      f"{entry['bo_best_loss_le_random']}/{entry['seeds']}")
         print(line)
-    if args.json:
-        document = {"protocol": protocol, "bayes_params": bayes_params, "searches": searches, "rows": rows,
-                    "summary": summary}
-        atomic_write_bytes(args.json, json.dumps(document, indent=1, default=float).encode())
 
 
 if __name__ == "__main__":
