@@ -584,8 +584,8 @@ class BayesianSearch(_SequentialSearch):
     The GP models log(S / trivial loss + :data:`LOG_FLOOR`) rather than S whenever the trivial
     predictor's loss is positive (every named loss): expected improvement asks for an improvement
     of at least ``xi`` = 0.01 in the modelled units, which on the raw scale meant 0.01 of a log
-    loss of 0.04 (a quarter of it: the GP then only explored the corners of the space), and on the
-    log scale means 1% of the loss on every table.
+    loss of 0.04 (a quarter of it: on LinnOS the GP then spent most of its steps on corners of the
+    space), and on the log scale means 1% of the loss on every table.
     """
 
     method = "bayesian"
