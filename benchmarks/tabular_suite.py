@@ -60,6 +60,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -323,6 +324,30 @@ def shrink(table, rows: int):
     return type(table)(table.spec, table.X.iloc[keep].reset_index(drop=True), table.y.iloc[keep].reset_index(drop=True))
 
 
+def crash_site(error: BaseException) -> str:
+    """The innermost frame in Primo's code (else the innermost frame) as "path:line in function: code".
+
+    Errors raised in a joblib worker carry the worker's traceback as their cause's text only, so the
+    chained exceptions are searched too.
+    """
+    frames, remote = [], ""
+    while error is not None:
+        frames = traceback.extract_tb(error.__traceback__) + frames
+        remote = remote or (str(error) if type(error).__name__ == "_RemoteTraceback" else "")
+        error = error.__cause__ or error.__context__
+    # joblib's worker traceback: the last "File ..., line N, in f" naming primo/, with its code line.
+    sites = re.findall(r'File "([^"]*/primo/[^"]*)", line (\d+), in (\S+)\n\s*(.*)', remote)
+    if sites:
+        path, line, function, code = sites[-1]
+        return f"{os.path.relpath(path, ROOT)}:{line} in {function}: {code.strip()} (in a joblib worker)"[:300]
+    ours = [f for f in frames if f"{os.sep}primo{os.sep}" in f.filename] or frames
+    if not ours:
+        return ""
+    frame = ours[-1]
+    path = os.path.relpath(frame.filename, ROOT) if frame.filename.startswith(str(ROOT)) else frame.filename
+    return f"{path}:{frame.lineno} in {frame.name}: {(frame.line or '').strip()}"[:300]
+
+
 def run_contender(name: str, table, folds) -> list[dict]:
     """Fit and score one contender on every fold; a crash ends its run on this table."""
     results = []
@@ -343,8 +368,7 @@ def run_contender(name: str, table, folds) -> list[dict]:
             if messages:
                 row["warnings"] = {"count": len(caught), "distinct": messages[:5]}
         except Exception as error:  # a crash is a result: record it and stop this contender here
-            row["crash"] = {"type": type(error).__name__, "message": str(error)[:500],
-                            "where": traceback.format_exc().strip().splitlines()[-3][:300]}
+            row["crash"] = {"type": type(error).__name__, "message": str(error)[:500], "where": crash_site(error)}
         results.append(row)
         headline = HEADLINE[table.task]
         if "crash" in row:

@@ -101,6 +101,8 @@ def test_quick_run_records_results_crashes_and_its_readme_section(suite, tmp_pat
     contenders = entry["summary"]["contenders"]
     assert contenders["pram"]["crash"] == {**contenders["pram"]["crash"], "type": "RuntimeError",
                                            "message": "broken on purpose"}
+    assert "test_tabular_suite.py" in contenders["pram"]["crash"]["where"]  # where it was raised
+    assert "in crashing: raise RuntimeError" in contenders["pram"]["crash"]["where"]
     assert len(entry["folds"]["pram"]) == 1  # a crash ends the contender's run on the table
     for name in ("prdt", "cart_cv", "figs", "hgb"):
         assert contenders[name]["crash"] is None and contenders[name]["folds_done"] == 2, name
