@@ -8,7 +8,8 @@
 -- For every submission: priority = gpus * (lambda * P_R + (1 - lambda) * P_M), in GPU-seconds, where P_M
 -- is the model's duration estimate and P_R the rolling estimate of the user's earlier jobs (Helios SC'21,
 -- Algorithm 1); the job's nice becomes floor(nice_scale * log1p(priority)), so a shorter expected GPU time
--- runs first (priority/multifactor: priority = base - nice). The rolling history learns only from jobs
+-- runs first (priority/multifactor: priority = base - nice). Through Lua, nice carries Slurm's 2^31 offset
+-- (slurm.NICE_OFFSET + nice); `squeue -o %y` shows the nice without it. The rolling history learns only from jobs
 -- Slurm recorded as COMPLETED in its jobcomp/filetxt file, read incrementally at each submission.
 -- Nothing here can block a submission: any error is logged and the job keeps the default priority.
 
