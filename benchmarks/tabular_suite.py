@@ -540,6 +540,9 @@ def readme_section(results: dict) -> str:
              "model's shape functions (adjacent equal bins merged) — see the script's docstring. Fit seconds are",
              "wall-clock on a shared 2-core machine (load average at the start of each table in the JSON).",
              f"Raw rows: `tabular_suite.json`. Regenerate: `nice -n 10 python benchmarks/tabular_suite.py`.", ""]
+    missing = [n for n in TABLES if n not in results["tables"]]
+    if missing:
+        lines += [f"Not run yet: {', '.join(missing)}.", ""]
     if any(e["meta"]["quick"] for e in results["tables"].values()):
         lines += ["**Rows marked `--quick sample` are a smoke baseline** (a 200-row sample, 2 folds), not the",
                   "full protocol: their losses, sizes and intervals are noisy and must not be quoted as results.", ""]
