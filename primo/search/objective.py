@@ -50,8 +50,25 @@ def expected_calibration_error(y_true, proba, classes, n_bins: int = 10) -> floa
     return float(total / len(confidence))
 
 
+def class_probabilities(estimator, X, y) -> tuple[np.ndarray, np.ndarray]:
+    """``predict_proba`` over the sorted union of the model's classes and the labels in ``y``.
+
+    A class missing from a training fold (a rare class under k-fold) gets probability 0, so it
+    costs what a confident miss costs instead of failing the loss.
+    """
+    proba = np.asarray(estimator.predict_proba(X), dtype=float)
+    classes = np.asarray(estimator.classes_)
+    labels = np.unique(np.concatenate([classes, np.unique(np.asarray(y))]))
+    if len(labels) == len(classes):
+        return proba, classes
+    full = np.zeros((len(proba), len(labels)))
+    full[:, np.searchsorted(labels, classes)] = proba
+    return full, labels
+
+
 def _log_loss(estimator, X, y) -> float:
-    return float(metrics.log_loss(y, estimator.predict_proba(X), labels=estimator.classes_))
+    proba, labels = class_probabilities(estimator, X, y)
+    return float(metrics.log_loss(y, proba, labels=labels))
 
 
 # name -> (loss on predictions, short description)

@@ -231,3 +231,20 @@ def test_bayesian_search_models_the_log_of_the_relative_loss(data_dir):
                          evaluate_estimator=False, refit=False, random_state=0).fit(X, y)
     assert raw.reference_loss_ < 0
     assert np.allclose(raw._optimizer.yi, raw.trials_["score"].to_numpy())
+
+
+def test_a_class_missing_from_a_training_fold_costs_a_confident_miss_not_a_crash():
+    model = PrDTClassifier().fit([[0], [1], [2], [3]], ["a", "a", "b", "b"])
+    loss = resolve_loss("log_loss", model)(model, [[0], [3], [1]], ["a", "b", "snow"])
+    assert np.isfinite(loss) and loss > 10  # the unseen "snow" had probability 0
+
+
+def test_multiclass_pram_search_with_its_fixed_pair_count_runs_to_the_end(data_dir):
+    from sklearn.datasets import load_wine
+
+    from primo import PrAMClassifier
+
+    X, y = load_wine(return_X_y=True, as_frame=True)
+    search = BayesianSearch(PrAMClassifier(max_rounds=50, outer_bags=1, n_jobs=1), n_trials=5, refit=False,
+                            random_state=0).fit(X, y)
+    assert search.trials_["error"].isna().all() and (search.trials_["interactions"].iloc[1:] == 0).all()
