@@ -84,6 +84,7 @@ from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from primo.io import atomic_write_bytes
+from primo.search.objective import class_probabilities, expected_calibration_error
 from primo.report.markdown import table as markdown_table
 from suite_tables import TABLES, load_table
 
@@ -275,29 +276,13 @@ def model_size(model) -> dict:
 
 
 # --------------------------------------------------------------------------- metrics
-def expected_calibration_error(y_true, proba, classes, n_bins=10) -> float:
-    """Top-label ECE with equal-width confidence bins.
-
-    Hand-written: scikit-learn's ``calibration_curve`` is binary-only and returns no ECE.
-    """
-    confidence = proba.max(axis=1)
-    correct = np.asarray(classes)[proba.argmax(axis=1)] == np.asarray(y_true)
-    bins = np.minimum((confidence * n_bins).astype(int), n_bins - 1)
-    ece = 0.0
-    for b in np.unique(bins):
-        in_bin = bins == b
-        ece += in_bin.mean() * abs(correct[in_bin].mean() - confidence[in_bin].mean())
-    return float(ece)
-
-
 def score(task: str, model, X_test, y_test) -> dict:
     if task == "regression":
         pred = model.predict(X_test)
         return {"mae": metrics.mean_absolute_error(y_test, pred),
                 "rmse": metrics.root_mean_squared_error(y_test, pred),
                 "r2": metrics.r2_score(y_test, pred)}
-    proba = np.asarray(model.predict_proba(X_test), dtype=float)
-    classes = model.classes_
+    proba, classes = class_probabilities(model, X_test, y_test)  # a class a training fold lacked: probability 0
     pred = np.asarray(classes)[proba.argmax(axis=1)]
     return {"log_loss": metrics.log_loss(y_test, proba, labels=classes),
             "accuracy": metrics.accuracy_score(y_test, pred),
