@@ -1,6 +1,5 @@
 """The fast pruning path reproduces scikit-learn's minimal cost-complexity pruning exactly."""
 import numpy as np
-import pandas as pd
 import pytest
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
