@@ -124,9 +124,9 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
             if family == "prdt":
                 searches[family] = PruningSearch(estimator, **common)
             else:
-                budget = None if self.time_budget_s is None else max(1e-3, self._time_left())
                 cheaper = {k: v for k, v in PRAM_TRIAL_PARAMS.items() if v < estimator.get_params()[k]}
-                searches[family] = BayesianSearch(estimator, n_trials=self.n_trials, time_budget_s=budget,
+                # Its time budget is what is left when it starts (set in fit, after PrDT's search).
+                searches[family] = BayesianSearch(estimator, n_trials=self.n_trials,
                                                   trial_params=cheaper or None, **common)
         return searches
 
