@@ -8,8 +8,9 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import bootstrap
 from sklearn.metrics import mean_absolute_error, precision_recall_fscore_support
+
+from primo.report.claims import paired_bootstrap
 
 
 def _paired(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
@@ -52,7 +53,8 @@ def mae_difference(y_true, pred_a, pred_b, *, n_resamples: int = 5000, random_st
 
 
 def error_difference(errors_a, errors_b, *, n_resamples: int = 5000, random_state: int = 0) -> dict[str, float]:
-    """mean(errors_a) − mean(errors_b) and its 95% paired-bootstrap interval over rows.
+    """mean(errors_a) − mean(errors_b), its 95% paired-bootstrap interval over rows, and the median difference
+    (:func:`primo.report.claims.paired_bootstrap`).
 
     Example
     -------
@@ -60,10 +62,8 @@ def error_difference(errors_a, errors_b, *, n_resamples: int = 5000, random_stat
     -0.3333333333333333
     """
     errors_a, errors_b = _paired(errors_a, errors_b)
-    interval = bootstrap((errors_a, errors_b), lambda a, b, axis: a.mean(axis=axis) - b.mean(axis=axis), paired=True,
-                         n_resamples=n_resamples, method="percentile", random_state=random_state).confidence_interval
-    return {"difference": float(errors_a.mean() - errors_b.mean()), "low": float(interval.low),
-            "high": float(interval.high)}
+    d = paired_bootstrap(errors_a, errors_b, n_resamples=n_resamples, random_state=random_state)
+    return {"difference": d.mean, "low": d.low, "high": d.high, "median": d.median}
 
 
 def positive_class_scores(y_true, y_pred) -> dict[str, float]:

@@ -49,7 +49,7 @@ def test_mismatched_lengths_are_rejected():
 def test_error_difference_is_paired_and_mae_difference_uses_it():
     d = error_difference([1.0, 2.0, 3.0, 4.0], [2.0, 3.0, 4.0, 5.0], n_resamples=200)
     # Every row differs by exactly -1: the paired interval collapses onto the difference.
-    assert d == pytest.approx({"difference": -1.0, "low": -1.0, "high": -1.0})
+    assert d == pytest.approx({"difference": -1.0, "low": -1.0, "high": -1.0, "median": -1.0})
     assert mae_difference([0, 0, 0, 0], [1, 2, 3, 4], [2, 3, 4, 5], n_resamples=200) == pytest.approx(d)
     with pytest.raises(ValueError, match="differ in length"):
         error_difference([1.0], [1.0, 2.0])
