@@ -98,6 +98,24 @@ class AdditiveExplanation:
     importances: pd.Series
     importance_kind: str = "mean |contribution| on the training data"
 
+    def importance_shares(self) -> pd.Series:
+        """Each term's share of the summed importances (mean |contribution|), largest first.
+
+        A term's mean |contribution| is how far, on average, it moves a training row's score away from
+        the intercept; its share is the part of all the terms' movement that it accounts for.
+
+        Example
+        -------
+        >>> explain_additive(pram).importance_shares().head(3)  # doctest: +SKIP
+        R_i       0.41
+        R_res     0.22
+        A_i & R_i 0.03
+        """
+        importances = self.importances.astype(float).clip(lower=0)
+        total = float(importances.sum())
+        shares = importances / total if total > 0 else importances * 0.0
+        return shares.sort_values(ascending=False).rename("share")
+
     def term(self, name: str) -> ShapeFunction:
         """The shape function named ``name`` (KeyError naming the known terms otherwise)."""
         for term in self.terms:

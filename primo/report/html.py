@@ -88,6 +88,28 @@ def monotone_overlays(card, explanation) -> tuple[dict[str, list], list[str]]:
     return overlays, notes
 
 
+def pair_summary(explanation, pairs, *, first_rank: int = 1) -> pd.DataFrame | None:
+    """One row per pair term in ``pairs`` (ranked by importance, numbered from ``first_rank``): its
+    mean |contribution|, its share of all the terms' summed mean |contribution|, its bins and the
+    range of its contributions. None when ``pairs`` is empty.
+
+    A report draws the top few pairs as heatmaps and ranks the rest here: twenty heatmaps of
+    interactions that each move predictions by a fraction of a percent bury the ones that matter.
+    """
+    if not pairs:
+        return None
+    shares = explanation.importance_shares()
+    rows = {}
+    for rank, term in enumerate(pairs, first_rank):
+        scores = np.asarray(term.scores, dtype=float)
+        n_bins = "×".join(str(len(b) - (t == "continuous")) for b, t in zip(term.bins, term.feature_types))
+        rows[rank] = {"pair term": term.name, "mean |contribution|": term.importance,
+                      "share of Σ mean |contribution|": f"{shares.get(term.name, np.nan):.2%}",
+                      "bins": n_bins, "contributions from": fmt(float(np.nanmin(scores))),
+                      "to": fmt(float(np.nanmax(scores)))}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
 def search_context(card) -> dict:
     """Template values about how the model was chosen: the front, its caption, the kept trial, the
     trials table without its list columns, and the automatic-selection table."""
@@ -116,7 +138,7 @@ def render_html(report, *, full_document: bool = True) -> str:
     kind = "additive" if hasattr(explanation, "terms") else "tree"
     context = dict(report=report, card=card, ex=explanation, kind=kind, version=report.version,
                    tree_depth=report.tree_depth, outline_depth=report.outline_depth,
-                   css=stylesheet(), inline_css=not full_document, overlay_notes=[])
+                   css=stylesheet(), inline_css=not full_document, overlay_notes=[], pair_table=None)
     figs = {"importance": figures.importance_chart(
         explanation.importances, label="importance of " + ("terms" if kind == "additive" else "features"))}
     context.update(search_context(card))
@@ -143,7 +165,13 @@ def render_html(report, *, full_document: bool = True) -> str:
         for note in notes:
             logger.warning(note)
         ordered = sorted(explanation.terms, key=lambda t: -np.nan_to_num(t.importance, nan=-1.0))
+        ranked_pairs = [t for t in ordered if t.is_pair]
+        drawn_pairs = {t.name for t in ranked_pairs[: report.pair_heatmaps]}
+        context["pair_table"] = pair_summary(explanation, ranked_pairs[report.pair_heatmaps:],
+                                             first_rank=report.pair_heatmaps + 1)
         for term in ordered:
+            if term.is_pair and term.name not in drawn_pairs:
+                continue
             if term.is_pair:
                 if np.ndim(term.scores) == 3:
                     svgs = [(f" (class {c})", figures.heatmap(term, label=term.name, class_index=k))

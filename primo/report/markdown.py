@@ -83,9 +83,15 @@ def render_markdown(report, *, max_terms: int = 30) -> str:
         out += [f"Prediction = link⁻¹(intercept + Σ terms), link {code(ex.link)}, intercept "
                 + ", ".join(fmt(v) for v in ex.intercept) + f"; {len(ex.terms)} terms.", ""]
         out += [f"### Term importance ({text(ex.importance_kind)})", ""]
-        out += table(["term", "importance", "shape"], [
-            [code(t.name), fmt(t.importance), _shape_summary(t)]
-            for t in sorted(ex.terms, key=lambda t: -np.nan_to_num(t.importance, nan=-1))[:max_terms]])
+        shares = ex.importance_shares()
+        ranked = sorted(ex.terms, key=lambda t: -np.nan_to_num(t.importance, nan=-1))
+        out += table(["term", "importance", "share", "shape"], [
+            [code(t.name), fmt(t.importance), f"{shares.get(t.name, np.nan):.1%}", _shape_summary(t)]
+            for t in ranked[:max_terms]])
+        if len(ranked) > max_terms:
+            rest = ranked[max_terms:]
+            out += [f"({len(rest)} more terms, {sum(shares.get(t.name, 0.0) for t in rest):.1%} of the summed "
+                    "importance, not listed)", ""]
     else:
         out += [f"{ex.n_leaves} leaves, depth {ex.depth}, criterion {code(ex.criterion)}.", "",
                 f"### Feature importance ({text(ex.importance_kind)})", ""]

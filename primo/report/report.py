@@ -42,6 +42,7 @@ class Report:
     counterfactuals: list[CounterfactualView]
     tree_depth: int = 4
     outline_depth: int = 3
+    pair_heatmaps: int = 4
     generated: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
 
     @property
@@ -109,7 +110,8 @@ def _check_report_target(model, X, y) -> None:
 
 
 def build(model, X=None, y=None, *, baselines=None, title: str | None = None, local_rows=3, counterfactuals=None,
-          tree_depth: int = 4, outline_depth: int = 3, measure_latency: bool = True) -> Report:
+          tree_depth: int = 4, outline_depth: int = 3, pair_heatmaps: int = 4,
+          measure_latency: bool = True) -> Report:
     """Explain a fitted PrAM or PrDT and gather everything into a :class:`Report`.
 
     Parameters
@@ -127,6 +129,8 @@ def build(model, X=None, y=None, *, baselines=None, title: str | None = None, lo
         ``{label: result}`` dict.
     tree_depth : PrDT diagram depth; deeper subtrees are collapsed (the outline shows them all).
     outline_depth : PrDT outline levels open when the page loads.
+    pair_heatmaps : PrAM pair terms drawn as heatmaps (the most important ones); the other pairs are
+        ranked in one table with their share of the prediction.
     measure_latency : time single-row and batch predictions on X.
 
     Example
@@ -165,4 +169,12 @@ def build(model, X=None, y=None, *, baselines=None, title: str | None = None, lo
         counterfactuals=views,
         tree_depth=int(tree_depth),
         outline_depth=int(outline_depth),
+        pair_heatmaps=_count(pair_heatmaps, "pair_heatmaps"),
     )
+
+
+def _count(value, name: str) -> int:
+    """A non-negative whole number of things to show (a clear error otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise InputError(f"{name} must be a whole number >= 0, got {value!r}", argument=name)
+    return int(value)
