@@ -1,30 +1,57 @@
 """Primo: interpretable models for learning-augmented systems.
 
+Everything public is reachable from ``import primo``: the model classes and helpers below, and
+the subpackages (``primo.report``, ``primo.export``, ``primo.adjust``, ``primo.distill``,
+``primo.explain``, ``primo.search``, ...). They are imported on first use (PEP 562 module
+``__getattr__``), so ``import primo`` and the ``primo`` command start without loading
+scikit-learn, interpret or pandas.
+
 >>> import primo
+>>> "report" in dir(primo) and "PrAMRegressor" in dir(primo)
+True
 >>> model = primo.PrDTClassifier(ccp_alpha=1e-3).fit(X, y)  # doctest: +SKIP
 >>> model.save("model.primo"); primo.load("model.primo")  # doctest: +SKIP
 """
+import importlib
+
 from primo._version import __version__
 
-from primo.errors import ColumnMismatchError, InputError, InputTypeError
-from primo.io import ModelFileError, load
-from primo.models import PrAMClassifier, PrAMRegressor, PrDTClassifier, PrDTRegressor
-from primo.selection import PrimoClassifier, PrimoRegressor, RequirementsNotMetError
-from primo.parallel import map_jobs, parallel_backend
+# public name -> module defining it
+_ATTRIBUTES = {
+    "PrAMClassifier": "primo.models",
+    "PrAMRegressor": "primo.models",
+    "PrDTClassifier": "primo.models",
+    "PrDTRegressor": "primo.models",
+    "PrimoClassifier": "primo.selection",
+    "PrimoRegressor": "primo.selection",
+    "RequirementsNotMetError": "primo.selection",
+    "load": "primo.io",
+    "ModelFileError": "primo.io",
+    "InputError": "primo.errors",
+    "ColumnMismatchError": "primo.errors",
+    "InputTypeError": "primo.errors",
+    "parallel_backend": "primo.parallel",
+    "map_jobs": "primo.parallel",
+}
 
-__all__ = [
-    "PrAMClassifier",
-    "PrAMRegressor",
-    "PrDTClassifier",
-    "PrDTRegressor",
-    "PrimoClassifier",
-    "PrimoRegressor",
-    "RequirementsNotMetError",
-    "load",
-    "ModelFileError",
-    "InputError",
-    "ColumnMismatchError",
-    "InputTypeError",
-    "parallel_backend",
-    "map_jobs",
-]
+# public subpackages and modules, imported as ``primo.<name>`` on first access
+_SUBMODULES = ("adjust", "datasets", "demo", "distill", "errors", "explain", "export", "io", "models", "parallel",
+              "report", "search", "selection", "tabular", "validation")
+
+__all__ = [*_ATTRIBUTES, *_SUBMODULES]
+
+
+def __getattr__(name: str):
+    if name in _ATTRIBUTES:
+        value = getattr(importlib.import_module(_ATTRIBUTES[name]), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"primo.{name}")
+    else:
+        raise AttributeError(f"module 'primo' has no attribute {name!r}")
+    globals()[name] = value  # later accesses skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    # the public names only: what completion and help() should offer
+    return sorted([*__all__, "__version__"])

@@ -288,7 +288,8 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
             message, count = self._warnings.most_common(1)[0]
             logger.warning("%d warnings from the libraries behind the search (%d distinct; most frequent, "
                            "%d times: %s); see warnings_", sum(self._warnings.values()), len(self._warnings),
-                           count, message)
+                           count, message,
+                           extra={"warning_counts": self.warnings_})  # the CLI's summary reads these (primo.cli)
         self.fit_seconds_ = time.perf_counter() - self._start_time
         return self
 
