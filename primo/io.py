@@ -54,6 +54,7 @@ Example
 from __future__ import annotations
 
 import errno
+import importlib
 import io
 import json
 import math
@@ -473,6 +474,9 @@ def model_from_document(document: dict, arrays: dict[str, np.ndarray] | None = N
     >>> rebuilt = model_from_document(json.loads(primo.export.to_json(model)))  # doctest: +SKIP
     """
     _check_header(document)
+    # ``import primo`` is lazy: the families register when primo.models is first imported (at run time
+    # here, so that io still does not depend on them when modules load).
+    importlib.import_module("primo.models")
     cls_name = document["model_class"]
     cls = MODEL_CLASSES.get(cls_name)
     if cls is None:

@@ -430,7 +430,10 @@ def validate_tree_state(state, *, classifier: bool) -> None:
     required = {"n_features_in_", "n_outputs_", "max_features_", "tree_"}
     if classifier:
         required |= {"classes_", "n_classes_"}
+        optional |= {"leaf_smoothing_"}
     _dict(state, "state", required=required, optional=optional)
+    if "leaf_smoothing_" in state and _float(state["leaf_smoothing_"], "state.leaf_smoothing_") < 0:
+        _fail("state.leaf_smoothing_", f"{state['leaf_smoothing_']} is negative")
     n_features = _int(state["n_features_in_"], "state.n_features_in_", 1, MAX_FEATURES)
     if "feature_names_in_" in state:
         _strings(_array(state["feature_names_in_"], "state.feature_names_in_", kinds="OU", ndim=1),

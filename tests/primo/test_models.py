@@ -129,3 +129,32 @@ def test_clone_pipeline_and_cross_val_score(estimator, data_dir):
     scores = cross_val_score(make_pipeline(StandardScaler(), estimator), X, y, cv=3,
                              scoring="neg_mean_absolute_error")
     assert scores.shape == (3,) and np.all(-scores < 5.0)
+
+
+def test_prdt_classifier_smooths_leaf_probabilities_and_keeps_decisions(data_dir):
+    X, y = linnos_reads(data_dir, n=3000)
+    raw = PrDTClassifier(random_state=0, leaf_smoothing=0.0).fit(X, y)
+    smooth = PrDTClassifier(random_state=0).fit(X, y)
+    np.testing.assert_array_equal(smooth.predict(X), raw.predict(X))
+    assert smooth.leaf_smoothing_ == 1.0 and raw.leaf_smoothing_ == 0.0
+    # A leaf of n rows, k of them of class c, gives P(c) = (k + 1) / (n + 2) with two classes.
+    leaves = smooth.apply(X)
+    leaf = np.bincount(leaves).argmax()
+    rows = leaves == leaf
+    expected = (np.bincount(np.asarray(y)[rows], minlength=2) + 1) / (rows.sum() + 2)
+    np.testing.assert_allclose(smooth.predict_proba(X[rows][:1])[0], expected)
+    assert 0 < smooth.predict_proba(X).min() and smooth.predict_proba(X).max() < 1
+
+
+def test_prdt_smoothing_survives_pruning_search_and_model_files(data_dir, tmp_path):
+    from primo.io import load
+    from primo.search import PruningSearch
+
+    X, y = linnos_reads(data_dir, n=3000)
+    search = PruningSearch(PrDTClassifier(random_state=0), cv=3, random_state=0, progress=False).fit(X, y)
+    alpha = search.best_params_["ccp_alpha"]
+    direct = PrDTClassifier(random_state=0, ccp_alpha=alpha).fit(X, y)
+    np.testing.assert_allclose(search.best_estimator_.predict_proba(X), direct.predict_proba(X))
+    loaded = load(direct.save(tmp_path / "tree.primo"))
+    np.testing.assert_allclose(loaded.predict_proba(X), direct.predict_proba(X))
+    assert loaded.leaf_smoothing_ == 1.0
