@@ -12,7 +12,7 @@ from markupsafe import Markup
 
 from primo.report import figures, search_view
 from primo.report.svg import fmt
-from primo.report.tree_diagram import node_value_text, tree_diagram
+from primo.report.tree_diagram import node_value_text, tree_panels
 
 logger = logging.getLogger(__name__)
 
@@ -138,7 +138,7 @@ def render_html(report, *, full_document: bool = True) -> str:
     kind = "additive" if hasattr(explanation, "terms") else "tree"
     context = dict(report=report, card=card, ex=explanation, kind=kind, version=report.version,
                    tree_depth=report.tree_depth, outline_depth=report.outline_depth,
-                   css=stylesheet(), inline_css=not full_document, overlay_notes=[], pair_table=None)
+                   css=stylesheet(), inline_css=not full_document, overlay_notes=[], pair_table=None, tree_panels=[], tree_outline_only=0)
     figs = {"importance": figures.importance_chart(
         explanation.importances, label="importance of " + ("terms" if kind == "additive" else "features"))}
     context.update(search_context(card))
@@ -191,7 +191,9 @@ def render_html(report, *, full_document: bool = True) -> str:
                                                      class_names=explanation.classes)})
         context["overlay_notes"] = notes
     else:
-        figs["tree"] = tree_diagram(explanation, max_depth=report.tree_depth)
+        context["tree_panels"] = tree_panels(explanation, max_depth=report.tree_depth)
+        context["tree_outline_only"] = sum(number is None for panel in context["tree_panels"]
+                                           for number in panel.continued.values())
     local = []
     for item in report.local:
         svg = None

@@ -123,12 +123,10 @@ class Svg:
         """Append already-escaped markup (e.g. a ``<defs>`` block built here)."""
         self.parts.append(str(markup))
 
-    def render(self, *, min_scale: float | None = None) -> Markup:
-        """The ``<svg>`` element; with ``min_scale`` it shrinks to fit the page down to that scale."""
-        style = f' style="min-width:{num(self.width * min_scale)}px"' if min_scale else ""
+    def render(self) -> Markup:
+        """The ``<svg>`` element (the report's CSS shrinks it to the page's width)."""
         head = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {num(self.width)} {num(self.height)}" '
-                f'width="{num(self.width)}" height="{num(self.height)}" role="img" aria-label="{escape(self.label)}"'
-                f'{style}>')
+                f'width="{num(self.width)}" height="{num(self.height)}" role="img" aria-label="{escape(self.label)}">')
         return Markup(head + "".join(self.parts) + "</svg>")
 
 

@@ -66,3 +66,18 @@ def prdt_report(prdt_classifier, linnos):
 def browser():
     with HeadlessChromium(timeout=90) as chromium:
         yield chromium
+
+
+@pytest.fixture(scope="session")
+def screenshots(tmp_path_factory):
+    """Where the report tests save their screenshots for a person to look at: ``$PRIMO_TEST_ARTIFACTS``
+    when set (e.g. a CI artifact folder), else a pytest temporary folder (pytest keeps the last three runs')."""
+    import os
+    from pathlib import Path
+
+    folder = os.environ.get("PRIMO_TEST_ARTIFACTS")
+    if folder:
+        path = Path(folder) / "report-screenshots"
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+    return tmp_path_factory.mktemp("report-screenshots", numbered=False)

@@ -36,7 +36,8 @@ def test_pram_report_renders_in_chromium(browser, pram_report, tmp_path):
 def test_prdt_report_renders_in_chromium(browser, prdt_report, tmp_path):
     path = prdt_report.save(tmp_path / "prdt.html")
     page = browser.check(path, screenshot=tmp_path / "prdt.png")
-    _check_clean(page, 2)  # importance chart and tree diagram
+    _check_clean(page, prdt_report.to_html().count("<figure "))  # importance chart, tree diagram and its subtrees
+    assert {f["name"] for f in page.figures} >= {"importance", "tree", "subtree-2"}
     tree_figure = next(f for f in page.figures if f["name"] == "tree")
     assert tree_figure["drawn"] > 4 * prdt_report.explanation.n_leaves
     _assert_screenshot_shows_content(page.screenshot)

@@ -7,7 +7,7 @@ import pytest
 
 from primo.explain import explain_global
 from primo.report import build
-from primo.report.tree_diagram import MAX_EDGE_PX
+from primo.report.tree_diagram import MAX_EDGE_PX, tree_panels
 from tests.primo.report.conftest import MONOTONE_TERM
 
 
@@ -76,8 +76,8 @@ def test_prdt_report_draws_traffic_and_collapses_deep_subtrees(prdt_report, prdt
     html = prdt_report.to_html()
     tree = explain_global(prdt_classifier)
     assert prdt_classifier.depth_ > 3  # the diagram must collapse something
-    collapsed = [n for n in tree.nodes if not n.is_leaf and n.depth == 3]
-    assert html.count('class="node collapsed"') == len(collapsed)
+    panels = tree_panels(tree, max_depth=3)
+    assert len(panels) > 1 and html.count('class="node collapsed"') == len(panels) - 1  # one box per continued subtree
     widths = [float(w) for w in re.findall(r'class="edge" stroke-width="([\d.]+)"', html)]
     root_left, root_right = tree.children(tree.root)
     expected = [max(n.n_samples / tree.root.n_samples * MAX_EDGE_PX, 1) for n in (root_left, root_right)]

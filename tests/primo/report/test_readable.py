@@ -1,13 +1,21 @@
 """Reports that stay readable (issue 20): many pair terms become one ranked table, wide trees fit
 the page, metadata reads as a summary, and unusual predictions are flagged."""
 import re
+from pathlib import Path
 
-import numpy as np
 import pytest
 
-from primo import PrAMRegressor
+from primo import PrAMRegressor, PrDTClassifier, PrDTRegressor
 from primo.explain import explain_global
+from primo.io import load
 from primo.report import build
+from primo.report.tree_diagram import BOX_W, GAP_X, MAX_PANELS, MAX_SLOTS, tree_panels
+
+PENSIEVE_TREE = Path(__file__).parents[3] / "reports" / "pensieve" / "pensieve_tree.primo"
+
+
+def _figure_svg(html: str, name: str) -> str:
+    return re.search(rf'<figure data-figure="{re.escape(name)}"[^>]*>(<svg[^>]*>)', html).group(1)
 
 
 @pytest.fixture(scope="module")
@@ -53,3 +61,64 @@ def test_markdown_gives_each_terms_share(many_pairs_pram):
     top = shares.index[0]
     assert "| term | importance | share | shape |" in markdown
     assert re.search(rf"\| `{re.escape(top)}` \| [^|]+ \| {100 * shares[top]:.1f}% \|", markdown)
+
+
+def _panel_checks(tree, panels, max_depth):
+    """Every split is opened by exactly one panel (or left to the outline when panels ran out), each
+    cut-off subtree starts a panel of its own, and no panel is wider than MAX_SLOTS boxes."""
+    assert panels[0].root.id == tree.root.id and panels[0].path == ()
+    opened = [node for panel in panels for node in panel.expanded]
+    assert len(opened) == len(set(opened))
+    roots = {panel.root.id: panel.number for panel in panels}
+    for panel in panels:
+        assert float(re.search(r'width="([\d.]+)"', panel.svg).group(1)) <= MAX_SLOTS * (BOX_W + GAP_X) + GAP_X
+        assert all(tree.nodes[n].depth - panel.root.depth < max_depth for n in panel.expanded)
+        for node_id, number in panel.continued.items():
+            assert number is None or roots[node_id] == number
+        assert len(panel.path) == panel.root.depth
+    splits = {n.id for n in tree.nodes if not n.is_leaf}
+    if len(panels) < MAX_PANELS:
+        assert set(opened) == splits
+    else:
+        assert set(opened) < splits
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.0005])
+def test_a_wide_tree_is_split_into_panels_that_fit_the_page(linnos, alpha):
+    X, y = linnos
+    model = PrDTClassifier(ccp_alpha=alpha, random_state=0).fit(X, y)
+    tree = explain_global(model)
+    assert tree.n_leaves > 30
+    panels = tree_panels(tree, max_depth=5)
+    _panel_checks(tree, panels, 5)
+    html = build(model, measure_latency=False, tree_depth=5).to_html()
+    assert html.count('data-figure="subtree-') == len(panels) - 1
+    second = panels[1]
+    assert f"Subtree 2: node {second.root.id}, {tree.leaves_below(second.root)} leaves" in html
+    assert "→ see subtree 2" in html
+
+
+def test_a_tree_beyond_the_panel_limit_leaves_the_rest_to_the_outline(clara):
+    X, y, _, _ = clara
+    model = PrDTRegressor(min_samples_leaf=1, random_state=0).fit(X, y)
+    tree = explain_global(model)
+    panels = tree_panels(tree, max_depth=4)
+    assert len(panels) == MAX_PANELS
+    _panel_checks(tree, panels, 4)
+    html = build(model, measure_latency=False).to_html()
+    assert "→ see the outline" in html and f"subtrees beyond the {MAX_PANELS} panels are shown only in the outline" in html
+
+
+def test_the_committed_pensieve_tree_fits_the_page_with_its_root_visible(browser, screenshots, tmp_path):
+    model = load(PENSIEVE_TREE)
+    report = build(model, local_rows=0, measure_latency=False, tree_depth=5)
+    tree = report.explanation
+    _panel_checks(tree, tree_panels(tree, max_depth=5), 5)
+    page = browser.check(report.save(tmp_path / "pensieve.html"), screenshot=screenshots / "pensieve_tree.png")
+    assert page.console_errors == [] and page.empty_figures == []
+    column = 1100  # the report's max-width (report.css; content-box: its padding is outside)
+    for figure in page.figures:
+        if figure["name"] == "tree" or figure["name"].startswith("subtree-"):
+            assert figure["width"] <= column + 0.5  # no scroll bar: the root and every box are on the page
+            natural = float(re.search(r'width="([\d.]+)"', _figure_svg(report.to_html(), figure["name"])).group(1))
+            assert figure["width"] >= 0.8 * min(natural, column)  # shrunk at most to 0.8: text stays readable
