@@ -25,6 +25,17 @@ def single_row_latency_us(predict, X, *, n_rows: int = 50, repeats: int = 3) -> 
     >>> single_row_latency_us(model.predict, X_test)  # doctest: +SKIP
     95.3
     """
+    return float(np.median(single_row_timings_us(predict, X, n_rows=n_rows, repeats=repeats)))
+
+
+def single_row_timings_us(predict, X, *, n_rows: int = 50, repeats: int = 3) -> np.ndarray:
+    """The best-of-``repeats`` time (µs) of ``predict`` on each of the first ``n_rows`` rows of X, one row a call.
+
+    Example
+    -------
+    >>> timings = single_row_timings_us(model.predict, X_test)  # doctest: +SKIP
+    >>> np.median(timings), np.percentile(timings, 90)  # doctest: +SKIP
+    """
     n_rows = min(n_rows, len(X))
     if n_rows == 0:
         raise ValueError("need at least one row to measure latency")
@@ -38,7 +49,7 @@ def single_row_latency_us(predict, X, *, n_rows: int = 50, repeats: int = 3) -> 
             predict(row)
             best = min(best, time.perf_counter_ns() - start)
         timings.append(best / 1e3)
-    return float(np.median(timings))
+    return np.asarray(timings)
 
 
 def batch_latency_us(predict, X, *, repeats: int = 3) -> float:
