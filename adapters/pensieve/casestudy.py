@@ -1,24 +1,32 @@
 """``primo casestudy pensieve``: distil Pensieve's actor into a PrDT and measure it against the actor,
 a Metis-style tree and the classic ABR algorithms.
 
-Steps (all on the shared data; nothing is copied):
+Steps (on the shared data by default, or on the user's own trace directories; nothing is copied):
 
-1. VIPER distillation of the actor into a PrDT over the 25 student features, with Bayesian search of
-   the pruning, on the 142 HSDPA traces only (:mod:`adapters.pensieve.distillation`);
-2. the Metis-style baseline: a 273-leaf CART tree fit once on the actor's own HSDPA decisions;
-3. average linear QoE (per trace: mean reward of chunks 1..47; then the mean over traces) of every
-   policy on HSDPA (the training traces) and FCC (never used in training);
-4. model size (tree nodes vs actor parameters) and per-decision CPU time of the actor (numpy), the
+1. the traces are split (seeded, by name): the training traces (``--traces``, default HSDPA) into
+   rollout traces and a validation part; the test traces (``--test-traces``, default FCC) into an
+   optional validation part and the held-out test traces, used neither for training nor selection
+   (without ``--test-traces``, a part of ``--traces`` is held out instead);
+2. VIPER distillation of the actor into a PrDT over the 25 student features, with Bayesian search of
+   the pruning, rolled out on the rollout traces; the iteration kept is the best on the validation
+   traces (:mod:`adapters.pensieve.distillation`);
+3. the Metis-style baseline: a 273-leaf CART tree fit once on the actor's own decisions on the
+   rollout traces;
+4. average linear QoE (per trace: mean reward of chunks 1..47; then the mean over traces) of every
+   policy on every training trace and on the held-out test traces, and the paper's claims judged by
+   paired differences over traces (:mod:`primo.report.claims`);
+5. model size (tree nodes vs actor parameters) and per-decision CPU time of the actor (numpy), the
    trees in Python (scikit-learn ``predict``, Primo's ``compile_python`` fast path), in C and in
    JavaScript (node), with the exported code's decisions checked against the model's;
-5. outputs in ``--out``: ``results.json``, ``README.md`` (tables), ``report.html`` (Primo's
+6. outputs in ``--out``: ``results.json``, ``README.md`` (tables), ``report.html`` (Primo's
    interpretation report of the tree with the case-study results and figures on top),
    ``timeline.svg`` and ``qoe_cdf.svg``, the tree as ``pensieve_tree.primo`` (model file),
    ``pensieve_tree.mjs`` (JavaScript ABR rule), ``pensieve_tree.h`` (C) and ``pensieve_tree.txt``.
 
 Run: ``primo casestudy pensieve --data-dir ../shared/data --out reports/pensieve`` (2-6 minutes
-on 2 busy cores; ``--quick`` is a smoke run on a few traces, well under a minute). ``primo -v ...``
-logs each step.
+on 2 busy cores; ``--quick`` is a smoke run on a few traces, well under a minute); with one's own
+traces: ``primo casestudy pensieve --traces DIR [--test-traces DIR] --out DIR`` (one file per trace,
+``time_s bandwidth_Mbps`` per line, as Pensieve's cooked traces). ``primo -v ...`` logs each step.
 """
 from __future__ import annotations
 
@@ -39,11 +47,12 @@ from primo.datasets import resolve_data_dir
 from primo.export import compile_python, to_c
 from primo.io import atomic_write_bytes
 from primo.models.latency import cpu_us_per_call
+from primo.report.claims import Claim, paired_bootstrap
 
 from adapters.pensieve.abr_rule import abr_rule_c, abr_rule_js, metrics_from_observation
 from adapters.pensieve.actor import load_actor
 from adapters.pensieve.baselines import BolaPolicy, BufferBasedPolicy, RateBasedPolicy, RobustMPCPolicy
-from adapters.pensieve.casestudy_docs import METIS, PRIMO, RL, write_html_report, write_readme
+from adapters.pensieve.casestudy_docs import METIS, PRIMO, RL, SAMPLED, write_html_report, write_readme
 from adapters.pensieve.compare_policies import PUBLISHED
 from adapters.pensieve.distillation import distill_actor
 from adapters.pensieve.env import PensieveEnv
@@ -55,8 +64,8 @@ from adapters.pensieve.metis import TreePolicy, collect_teacher_rollouts, fit_me
 from adapters.pensieve.observation import states_from_observations
 from adapters.pensieve.student import DROPPED_FEATURES, STUDENT_FEATURES, StudentPolicy, student_view
 from adapters.pensieve.teacher import ActorTeacher
-from adapters.pensieve.traces import load_trace_set
-from adapters.pensieve.video import load_video
+from adapters.pensieve.traces import TRACE_SETS, load_trace_dir, shared_trace_dir, split_traces
+from adapters.pensieve.video import BITRATES_KBPS, load_video
 
 logger = logging.getLogger(__name__)
 
@@ -66,27 +75,115 @@ QOE_DEFINITION = (
     "QoE is the mean over its traces"
 )
 TIMELINE_POLICIES = ("BB", "robustMPC", RL, METIS, PRIMO)
+#: A trace whose time-averaged bandwidth is below the lowest bitrate (300 kbps) stalls every policy;
+#: such traces are reported beside the claims (never dropped).
+LOWEST_BITRATE_MBPS = BITRATES_KBPS[0] / 1000.0
 
 
 @dataclass(frozen=True)
 class Settings:
-    """How much work a run does (the full run and ``--quick`` differ only here)."""
+    """How much work a run does and how the traces are split (the full run and ``--quick`` differ
+    only in the work)."""
 
     n_iterations: int = 10
     episodes_per_iteration: int = 60
     n_trials: int = 12
     lam: float = 1e-5
-    eval_traces: int | None = None  # traces scoring each VIPER iteration (None: all HSDPA)
-    hsdpa_traces: int | None = None  # evaluation subsets (None: all)
-    fcc_traces: int | None = None
+    weighting: str = "auto"  # VIPER's probability-margin state weights ("uniform": DAgger)
+    bandwidth_scale: tuple[float, float] | None = None  # rollouts on scaled links (more diverse states)
+    validation_fraction: float = 0.2  # of the training traces: never rolled out on, used for selection
+    test_validation_fraction: float = 0.0  # of the test traces: added to the selection mix
+    test_fraction: float = 0.3  # of the training traces held out as test traces when none are given
+    train_traces: int | None = None  # use only the first n traces of each directory (None: all)
+    test_traces: int | None = None
     latency_decisions: int = 2000
     latency_repeats: int = 20
     seed: int = 0
 
 
 FULL = Settings()
-QUICK = Settings(n_iterations=2, episodes_per_iteration=6, n_trials=4, eval_traces=6, hsdpa_traces=10,
-                 fcc_traces=10, latency_decisions=200, latency_repeats=2)
+QUICK = Settings(n_iterations=2, episodes_per_iteration=6, n_trials=4, train_traces=10, test_traces=10,
+                 latency_decisions=200, latency_repeats=2)
+
+
+@dataclass(frozen=True)
+class TraceSplit:
+    """Which traces play which role.
+
+    ``rollout`` traces are played during distillation; ``validation`` (from the training traces) and
+    ``test_validation`` (from the test traces) choose the VIPER iteration; ``test`` traces are used
+    for nothing but the final comparison. ``train_label``/``test_label`` name the two directories.
+    """
+
+    train_label: str
+    test_label: str
+    rollout: list
+    validation: list
+    test_validation: list
+    test: list
+
+    @property
+    def selection(self) -> list:
+        return self.validation + self.test_validation
+
+    @property
+    def train(self) -> list:
+        """Every training trace (rollout and validation), the set the paper's HSDPA figures are on."""
+        return self.rollout + self.validation
+
+    def roles(self) -> dict:
+        """Trace names by role (for ``results.json``)."""
+        return {role: [t.name for t in getattr(self, role)]
+                for role in ("rollout", "validation", "test_validation", "test")}
+
+
+def split_trace_sets(train: list, test: list | None, settings: Settings, *, train_label: str = "train",
+                     test_label: str = "test") -> TraceSplit:
+    """Split the training traces (and the test traces, when given) into the roles of :class:`TraceSplit`.
+
+    Example
+    -------
+    >>> split = split_trace_sets(load_trace_set("hsdpa"), load_trace_set("fcc"), FULL)  # doctest: +SKIP
+    >>> len(split.rollout), len(split.validation), len(split.test)  # doctest: +SKIP
+    (114, 28, 125)
+    """
+    train = train[: settings.train_traces]
+    if test is None:
+        train, test = split_traces(train, settings.test_fraction, settings.seed)
+        test_label = f"{train_label} (held out)"
+        if not test:
+            raise ValueError("no test traces: pass --test-traces or a test fraction that holds out at least one trace")
+    else:
+        test = test[: settings.test_traces]
+    clash = {t.name for t in train} & {t.name for t in test}
+    if clash:
+        raise ValueError(f"training and test traces share names ({', '.join(sorted(clash)[:5])}): "
+                         "rename them or pass distinct directories")
+    rollout, validation = split_traces(train, settings.validation_fraction, settings.seed)
+    test, test_validation = split_traces(test, settings.test_validation_fraction, settings.seed)
+    if not rollout or not test:
+        raise ValueError(f"too few traces to split: {len(rollout)} rollout and {len(test)} test traces")
+    return TraceSplit(train_label, test_label, rollout, validation, test_validation, test)
+
+
+def pathological_traces(traces) -> dict[str, float]:
+    """Traces whose time-averaged bandwidth (Mbps) is below the lowest bitrate: every policy stalls there.
+
+    Example
+    -------
+    >>> from adapters.pensieve.traces import Trace
+    >>> slow = Trace("slow", np.array([0.0, 10.0]), np.array([0.2, 0.2]))
+    >>> pathological_traces([slow])
+    {'slow': 0.2}
+    """
+    result = {}
+    for trace in traces:
+        spans = np.diff(trace.times_s)
+        mean = float(np.average(trace.bandwidth_mbps[1:], weights=spans)) if spans.sum() > 0 else float(
+            trace.bandwidth_mbps.mean())
+        if mean < LOWEST_BITRATE_MBPS:
+            result[trace.name] = mean
+    return result
 
 
 def _policies(actor, video, tree, metis) -> dict[str, Callable]:
@@ -94,7 +191,7 @@ def _policies(actor, video, tree, metis) -> dict[str, Callable]:
     return {
         PRIMO: lambda: StudentPolicy(tree),
         RL: lambda: ActorTeacher(actor),
-        "Pensieve RL (sampled, seed 42)": lambda: ActorTeacher(actor, np.random.RandomState(42)),
+        SAMPLED: lambda: ActorTeacher(actor, np.random.RandomState(42)),
         METIS: lambda: TreePolicy(metis),
         "robustMPC": lambda: RobustMPCPolicy(video),
         "BB": BufferBasedPolicy,
@@ -103,14 +200,20 @@ def _policies(actor, video, tree, metis) -> dict[str, Callable]:
     }
 
 
-def _published(label: str, trace_set: str) -> float | None:
-    key = {PRIMO: "Primo tree", RL: "RL", METIS: "Metis"}.get(label, label)
-    return PUBLISHED[trace_set].get(key)
+#: The exact policy behind each published figure: the paper's RL numbers come from the actor
+#: sampled with seed 42 (Pensieve's test script, the golden logs), not from its argmax.
+_PUBLISHED_KEY = {PRIMO: "Primo tree", SAMPLED: "RL", METIS: "Metis", "robustMPC": "robustMPC", "BB": "BB"}
 
 
-def evaluate(policies: dict[str, Callable], trace_sets: dict, video) -> dict:
+def _published(label: str, trace_set: str | None) -> float | None:
+    key = _PUBLISHED_KEY.get(label)
+    return None if trace_set is None or key is None else PUBLISHED[trace_set].get(key)
+
+
+def evaluate(policies: dict[str, Callable], trace_sets: dict, video, published_sets: dict | None = None) -> dict:
     """Per-trace QoE of every policy on every trace set (traces played back to back, one policy
-    object per set, as Pensieve's test scripts do)."""
+    object per set, as Pensieve's test scripts do); ``published_sets`` maps a set to the paper's
+    trace collection ("hsdpa", "fcc") whose published figures apply to it."""
     results = {}
     for set_name, traces in trace_sets.items():
         results[set_name] = {}
@@ -121,7 +224,7 @@ def evaluate(policies: dict[str, Callable], trace_sets: dict, video) -> dict:
             results[set_name][label] = {
                 "mean_qoe": float(np.mean(list(qoe.values()))),
                 "median_qoe": float(np.median(list(qoe.values()))),
-                "published": _published(label, set_name),
+                "published": _published(label, (published_sets or {}).get(set_name)),
                 "per_trace": qoe,
             }
             logger.info("%s %-32s QoE %.4f (%.1f s)", set_name, label, results[set_name][label]["mean_qoe"],
@@ -195,17 +298,18 @@ def model_sizes(actor, tree, metis) -> dict:
     }
 
 
-def golden_primo_comparison(data_dir, hsdpa_results: dict) -> dict:
-    """The paper's own tree (its golden logs, 6 HSDPA traces) beside ours and the actor on those traces."""
+def golden_primo_comparison(data_dir, train_results: dict) -> dict:
+    """The paper's own tree (its golden logs, 6 HSDPA traces) beside ours and the actor on those traces
+    (empty when the training traces do not hold them)."""
     logs = load_golden_logs("primo", data_dir)
-    names = [name for name in logs if name in hsdpa_results[PRIMO]["per_trace"]]
+    names = [name for name in logs if name in train_results[PRIMO]["per_trace"]]
     if not names:
         return {"traces": []}
     return {
         "traces": names,
         "paper_primo_tree": float(np.mean([golden_qoe(logs[name]) for name in names])),
-        "our_primo_tree": float(np.mean([hsdpa_results[PRIMO]["per_trace"][n] for n in names])),
-        "rl_argmax": float(np.mean([hsdpa_results[RL]["per_trace"][n] for n in names])),
+        "our_primo_tree": float(np.mean([train_results[PRIMO]["per_trace"][n] for n in names])),
+        "rl_argmax": float(np.mean([train_results[RL]["per_trace"][n] for n in names])),
     }
 
 
@@ -220,50 +324,142 @@ def timelines(trace, policies: dict[str, Callable], video, data_dir) -> dict[str
     return result
 
 
-def run(data_dir=None, out_dir="reports/pensieve", *, settings: Settings = FULL, timeline_trace: str = "norway_bus_1",
-        n_jobs: int = 1) -> dict:
+def qoe_claims(qoe: dict, labels: dict, published_sets: dict, pathological: dict[str, float]) -> list[Claim]:
+    """The paper's QoE claims judged by paired differences over traces (Primo tree − the other policy).
+
+    Parameters
+    ----------
+    qoe : ``results["qoe"]`` ({"train"|"test": {policy: {"per_trace": ...}}})
+    labels : display names of the two trace sets ({"train": "HSDPA", "test": "FCC"})
+    published_sets : the paper's collection each set is ("hsdpa", "fcc"), or None for a user's traces
+    pathological : traces below the lowest bitrate (name → mean Mbps), reported in the claims' notes
+
+    Example
+    -------
+    >>> claims = qoe_claims(results["qoe"], {"train": "HSDPA", "test": "FCC"}, {"train": "hsdpa", "test": "fcc"}, {})  # doctest: +SKIP
+    >>> [c.verdict for c in claims]  # doctest: +SKIP
+    """
+    train, test = labels["train"], labels["test"]
+    on_paper_train, on_paper_test = published_sets.get("train") == "hsdpa", published_sets.get("test") == "fcc"
+    sampled_source = "Pensieve actor sampled with seed 42, the original logs"
+    specs = [
+        ("train", SAMPLED, f"Primo's QoE on {train} ≥ Pensieve's", "higher",
+         "+1.5%: 0.948 vs 0.934" if on_paper_train else "–", sampled_source if on_paper_train else ""),
+        ("train", RL, f"Primo's QoE on {train} ≥ its teacher's (the actor's argmax)", "higher",
+         "–", "not in the paper: the distillation's teacher"),
+        ("test", SAMPLED, f"on {test} (held out), Primo beats Pensieve", "higher",
+         "0.955 vs 0.776 on 249 traces" if on_paper_test else "–", sampled_source if on_paper_test else ""),
+        ("test", RL, f"on {test} (held out), Primo matches or beats its teacher (the actor's argmax)", "higher",
+         "–", "not in the paper: the generalization target of this project"),
+        ("test", METIS, f"on {test} (held out), Primo beats Metis", "higher",
+         "better (figure only)" if on_paper_test else "–", "Metis in the paper; here the Metis-style stand-in"),
+    ]
+    claims = []
+    for set_name, other, statement, expected, paper_value, source in specs:
+        ours, theirs = qoe[set_name][PRIMO]["per_trace"], qoe[set_name][other]["per_trace"]
+        names = list(ours)
+        a, b = np.array([ours[n] for n in names]), np.array([theirs[n] for n in names])
+        mean_a, mean_b = a.mean(), b.mean()
+        measured = (f"{PRIMO} {mean_a:.3f} vs {other} {mean_b:.3f}"
+                    + (f" ({mean_a / mean_b - 1:+.1%})".replace("-", "−") if mean_b > 0 else "")
+                    + f"; medians {np.median(a):.3f} vs {np.median(b):.3f}")
+        claims.append(Claim(statement, paper_value, source, measured, paired_bootstrap(a, b), expected,
+                            units=f"{labels[set_name]} traces",
+                            note=_pathological_note(names, a, b, pathological)))
+    return claims
+
+
+def _pathological_note(names: list[str], a: np.ndarray, b: np.ndarray, pathological: dict[str, float]) -> str:
+    """The pathological traces among the units, their differences, and the paired result without them."""
+    slow = [i for i, name in enumerate(names) if name in pathological]
+    if not slow:
+        return ""
+    cells = ", ".join(f"{names[i]} ({pathological[names[i]]:.2f} Mbps: {a[i]:.1f} vs {b[i]:.1f})" for i in slow)
+    keep = np.setdiff1d(np.arange(len(names)), slow)
+    text = f"includes {len(slow)} trace(s) below the lowest bitrate: {cells}"
+    if len(keep) > 1:
+        d = paired_bootstrap(a[keep], b[keep])
+        text += f"; without them {d.mean:+.3f} [{d.low:+.3f}, {d.high:+.3f}], median {d.median:+.3f}"
+    return text
+
+
+def run(data_dir=None, out_dir="reports/pensieve", *, settings: Settings = FULL, timeline_trace: str | None = None,
+        traces_dir=None, test_traces_dir=None, n_jobs: int = 1) -> dict:
     """Run the whole case study and write its outputs to ``out_dir``; returns the results dict.
+
+    Parameters
+    ----------
+    data_dir : path-like, optional
+        The shared data directory (video sizes, the actor, golden logs; the default traces).
+    out_dir : path-like
+    settings : Settings
+    timeline_trace : str, optional
+        Training trace of the timeline figure (default: ``norway_bus_1`` when present, else the first).
+    traces_dir, test_traces_dir : path-like, optional
+        The user's training and test traces (default: the shared HSDPA and FCC traces; with
+        ``traces_dir`` alone, test traces are held out from it).
+    n_jobs : int
 
     Example
     -------
     >>> results = run("../shared/data", "reports/pensieve", settings=QUICK)  # doctest: +SKIP
-    >>> results["qoe"]["hsdpa"]["Primo tree (PrDT)"]["mean_qoe"]  # doctest: +SKIP
+    >>> results["qoe"]["train"]["Primo tree (PrDT)"]["mean_qoe"]  # doctest: +SKIP
     """
     start = time.perf_counter()
     data_dir, out = resolve_data_dir(data_dir), Path(out_dir)
     video, actor = load_video(data_dir), load_actor(data_dir)
-    hsdpa, fcc = load_trace_set("hsdpa", data_dir), load_trace_set("fcc", data_dir)
-    by_name = {trace.name: trace for trace in hsdpa}
+    split, published_sets = _load_split(data_dir, traces_dir, test_traces_dir, settings)
+    train_traces = split.train
+    by_name = {trace.name: trace for trace in train_traces}
+    if timeline_trace is None:
+        timeline_trace = "norway_bus_1" if "norway_bus_1" in by_name else train_traces[0].name
     if timeline_trace not in by_name:
-        raise ValueError(f"timeline trace {timeline_trace!r} is not an HSDPA trace")
+        raise ValueError(f"timeline trace {timeline_trace!r} is not a training trace")
+    logger.info("traces: %d rollout, %d validation (%s), %d test validation, %d test (%s)", len(split.rollout),
+                len(split.validation), split.train_label, len(split.test_validation), len(split.test),
+                split.test_label)
 
     distill_start, distill_cpu_start = time.perf_counter(), time.process_time()
     distiller = distill_actor(
-        actor, video, hsdpa, n_iterations=settings.n_iterations, episodes_per_iteration=settings.episodes_per_iteration,
-        eval_traces=settings.eval_traces, n_trials=settings.n_trials, lam=settings.lam, n_jobs=n_jobs,
+        actor, video, split.rollout, validation_traces=split.selection or None, n_iterations=settings.n_iterations,
+        episodes_per_iteration=settings.episodes_per_iteration, n_trials=settings.n_trials, lam=settings.lam,
+        weighting=settings.weighting, bandwidth_scale=settings.bandwidth_scale, n_jobs=n_jobs,
         random_state=settings.seed, progress=True,
     )
     distill_seconds, distill_cpu_seconds = time.perf_counter() - distill_start, time.process_time() - distill_cpu_start
     tree = distiller.best_student_
 
-    trace_sets = {"hsdpa": hsdpa[: settings.hsdpa_traces], "fcc": fcc[: settings.fcc_traces]}
+    trace_sets = {"train": train_traces, "test": split.test}
     metis_start = time.perf_counter()
-    observations, teacher_actions = collect_teacher_rollouts(PensieveEnv(trace_sets["hsdpa"], video),
-                                                             ActorTeacher(actor))
+    observations, teacher_actions = collect_teacher_rollouts(PensieveEnv(split.rollout, video), ActorTeacher(actor))
     metis = fit_metis_tree(observations, teacher_actions, random_state=settings.seed)
     metis_seconds = time.perf_counter() - metis_start
 
     policies = _policies(actor, video, tree, metis)
-    qoe = evaluate(policies, trace_sets, video)
+    qoe = evaluate(policies, trace_sets, video, published_sets)
+    labels = {"train": split.train_label, "test": split.test_label}
+    pathological = pathological_traces(train_traces + split.test)
+    claims = qoe_claims(qoe, labels, published_sets, pathological)
 
     student_rows = pd.DataFrame(student_view(observations), columns=list(STUDENT_FEATURES))
     results = {
         "primo_version": primo.__version__,
+        "command": _command(data_dir, out, settings, traces_dir, test_traces_dir),
         "settings": asdict(settings),
         "qoe_definition": QOE_DEFINITION,
+        "trace_sets": {
+            "train": {"label": split.train_label, "directory": str(traces_dir or shared_trace_dir("hsdpa", data_dir)),
+                      "published_as": published_sets.get("train")},
+            "test": {"label": split.test_label,
+                     "directory": str(test_traces_dir or traces_dir or shared_trace_dir("fcc", data_dir)),
+                     "published_as": published_sets.get("test")},
+        },
         "traces": {name: len(traces) for name, traces in trace_sets.items()},
+        "trace_roles": split.roles(),
+        "pathological_traces": pathological,
         "qoe": qoe,
-        "golden_primo_tree": golden_primo_comparison(data_dir, qoe["hsdpa"]),
+        "claims": [claim.to_dict() for claim in claims],
+        "golden_primo_tree": golden_primo_comparison(data_dir, qoe["train"]),
         "student_features": list(STUDENT_FEATURES),
         "dropped_features": list(DROPPED_FEATURES),
         "tree": {
@@ -292,8 +488,8 @@ def run(data_dir=None, out_dir="reports/pensieve", *, settings: Settings = FULL,
     atomic_write_bytes(out / "pensieve_tree.txt", (str(tree) + "\n").encode())
     timeline_figure(timelines(by_name[timeline_trace], policies, video, data_dir), by_name[timeline_trace],
                     out / "timeline.svg")
-    qoe_cdf_figure({f"{name.upper()}": {label: list(r["per_trace"].values()) for label, r in qoe[name].items()
-                                         if label in TIMELINE_POLICIES}
+    qoe_cdf_figure({labels[name]: {label: list(r["per_trace"].values()) for label, r in qoe[name].items()
+                                   if label in TIMELINE_POLICIES}
                     for name in qoe}, out / "qoe_cdf.svg")
     results["timeline_trace"] = timeline_trace
     results["total_seconds"] = time.perf_counter() - start
@@ -302,6 +498,41 @@ def run(data_dir=None, out_dir="reports/pensieve", *, settings: Settings = FULL,
     atomic_write_bytes(out / "results.json", _json(results).encode())
     logger.info("case study written to %s in %.0f s", out, results["total_seconds"])
     return results
+
+
+def _command(data_dir, out: Path, settings: Settings, traces_dir, test_traces_dir) -> str:
+    """The ``primo casestudy pensieve`` command line that reproduces this run (for the README)."""
+    parts = ["primo casestudy pensieve", f"--data-dir {data_dir}"]
+    parts += [f"--traces {traces_dir}"] if traces_dir is not None else []
+    parts += [f"--test-traces {test_traces_dir}"] if test_traces_dir is not None else []
+    defaults = QUICK if settings.n_iterations == QUICK.n_iterations else FULL
+    parts += ["--quick"] if defaults is QUICK else []
+    for name in ("validation_fraction", "test_validation_fraction", "test_fraction", "seed"):
+        if getattr(settings, name) != getattr(defaults, name):
+            parts.append(f"--{name.replace('_', '-')} {getattr(settings, name)}")
+    parts.append(f"--out {out}")
+    return " ".join(parts)
+
+
+def _load_split(data_dir, traces_dir, test_traces_dir, settings: Settings) -> tuple[TraceSplit, dict]:
+    """The traces split into roles, and which of the paper's collections each set is (for the
+    published figures: only the shared HSDPA and FCC directories get them)."""
+    shared = {name: shared_trace_dir(name, data_dir) for name in TRACE_SETS}
+
+    def read(directory, default: str):
+        directory = Path(directory) if directory is not None else shared[default]
+        paper_set = next((name for name, path in shared.items()
+                          if path.is_dir() and directory.resolve() == path.resolve()), None)
+        label = paper_set.upper() if paper_set else directory.name
+        return load_trace_dir(directory, TRACE_SETS.get(paper_set)), label, paper_set
+
+    train, train_label, train_paper = read(traces_dir, "hsdpa")
+    if test_traces_dir is None and traces_dir is not None:
+        test, test_label, test_paper = None, "", None  # held out from the user's training traces
+    else:
+        test, test_label, test_paper = read(test_traces_dir, "fcc")
+    split = split_trace_sets(train, test, settings, train_label=train_label, test_label=test_label)
+    return split, {"train": train_paper, "test": test_paper}
 
 
 def features_by_level(tree, n_levels: int = 3) -> list[list[str]]:
@@ -327,18 +558,38 @@ def main(argv: list[str] | None = None) -> int:
     """Command-line entry point (``primo casestudy pensieve``)."""
     parser = argparse.ArgumentParser(prog="primo casestudy pensieve", description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", default=None,
-                        help="shared data directory (default: $PRIMO_DATA_DIR or ../shared/data)")
+                        help="shared data directory: video sizes, the actor, golden logs and the default traces "
+                             "(default: $PRIMO_DATA_DIR or ../shared/data)")
+    parser.add_argument("--traces", default=None, metavar="DIR",
+                        help="training traces, one file per trace with 'time_s bandwidth_Mbps' lines "
+                             "(default: the shared HSDPA traces)")
+    parser.add_argument("--test-traces", default=None, metavar="DIR",
+                        help="held-out test traces (default: the shared FCC traces; with --traces alone, "
+                             "--test-fraction of them is held out)")
+    parser.add_argument("--validation-fraction", type=float, default=FULL.validation_fraction,
+                        help="fraction of the training traces kept out of the rollouts to choose the tree "
+                             f"(default {FULL.validation_fraction})")
+    parser.add_argument("--test-validation-fraction", type=float, default=FULL.test_validation_fraction,
+                        help="fraction of the test traces added to the selection mix; the rest stays held out "
+                             f"(default {FULL.test_validation_fraction})")
+    parser.add_argument("--test-fraction", type=float, default=FULL.test_fraction,
+                        help=f"without --test-traces: fraction of --traces held out as test traces "
+                             f"(default {FULL.test_fraction})")
     parser.add_argument("--out", default="reports/pensieve", help="output directory (default: reports/pensieve)")
     parser.add_argument("--quick", action="store_true", help="smoke run: 2 VIPER iterations, 10 traces per set")
-    parser.add_argument("--timeline-trace", default="norway_bus_1", help="HSDPA trace of the timeline figure")
+    parser.add_argument("--timeline-trace", default=None,
+                        help="training trace of the timeline figure (default: norway_bus_1 or the first)")
     parser.add_argument("--n-jobs", type=int, default=1, help="joblib workers for rollouts and the search")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="seed of the splits and the distillation")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     warnings.filterwarnings("ignore", module="skopt")  # "point evaluated before" notices
-    settings = QUICK if args.quick else FULL
-    settings = Settings(**{**asdict(settings), "seed": args.seed})
-    run(args.data_dir, args.out, settings=settings, timeline_trace=args.timeline_trace, n_jobs=args.n_jobs)
+    settings = Settings(**{**asdict(QUICK if args.quick else FULL), "seed": args.seed,
+                           "validation_fraction": args.validation_fraction,
+                           "test_validation_fraction": args.test_validation_fraction,
+                           "test_fraction": args.test_fraction})
+    run(args.data_dir, args.out, settings=settings, timeline_trace=args.timeline_trace, traces_dir=args.traces,
+        test_traces_dir=args.test_traces, n_jobs=args.n_jobs)
     return 0
 
 

@@ -12,11 +12,13 @@ from markupsafe import Markup, escape
 
 from primo.io import atomic_write_bytes
 from primo.report import build
+from primo.report.claims import Claim, claims_table
 from primo.report.markdown import table_text
 
 from adapters.pensieve.video import N_CHUNKS
 
 PRIMO, RL, METIS = "Primo tree (PrDT)", "Pensieve RL (argmax)", "Metis-style tree"
+SAMPLED = "Pensieve RL (sampled, seed 42)"
 _ACTOR_LATENCY = "Pensieve actor, numpy (6x8 state -> argmax)"
 _FAST = ", Python fast path (compile_python)"
 _C = ", C (gcc -O2)"
@@ -46,32 +48,24 @@ def qoe_rows(results: dict) -> list[list[str]]:
 def qoe_header(results: dict) -> list[str]:
     header = ["policy"]
     for name, count in results["traces"].items():
-        header += [f"{name.upper()} mean QoE ({count} traces)", "median",
-                   "published mean" + (" (249 traces)" if name == "fcc" else "")]
+        about = results["trace_sets"][name]
+        held_out = " held-out" if name == "test" else ""
+        header += [f"{about['label']}{held_out} mean QoE ({count} traces)", "median",
+                   "published mean" + (" (249 traces)" if about["published_as"] == "fcc" else "")]
     return header
 
 
-def claims(results: dict) -> list[list[str]]:
-    """The paper's claims beside what this run measured: claim, published, measured, verdict."""
-    hsdpa, fcc = results["qoe"]["hsdpa"], results["qoe"]["fcc"]
+def paired_claims(results: dict) -> list[Claim]:
+    """The QoE claims of ``results.json`` (paired over traces), verdicts recomputed from the intervals."""
+    return [Claim.from_dict(claim) for claim in results["claims"]]
+
+
+def measured_claims(results: dict) -> list[list[str]]:
+    """The paper's claims that are single measurements (size, structure, latency, time): claim,
+    published, measured, verdict."""
     size, us = results["size"], results["latency"]["us_per_decision"]
     tree, distill = results["tree"], results["distillation"]
-    gain = hsdpa[PRIMO]["mean_qoe"] / hsdpa[RL]["mean_qoe"] - 1.0
-
-    def verdict(holds: bool) -> str:
-        return "holds" if holds else "does not hold"
-
-    rows = [
-        ["Primo's QoE on HSDPA ≥ Pensieve's", "+1.5%",
-         f"{gain:+.2%} ({_fmt(hsdpa[PRIMO]['mean_qoe'])} vs {_fmt(hsdpa[RL]['mean_qoe'])})",
-         verdict(gain >= 0) + (", by less than +1.5%" if 0 <= gain < 0.015 else "")],
-        ["on FCC (never trained on), Primo beats Pensieve", "0.955 vs 0.776",
-         f"{_fmt(fcc[PRIMO]['mean_qoe'])} vs {_fmt(fcc[RL]['mean_qoe'])} (medians {_fmt(fcc[PRIMO]['median_qoe'])} "
-         f"vs {_fmt(fcc[RL]['median_qoe'])})", verdict(fcc[PRIMO]["mean_qoe"] > fcc[RL]["mean_qoe"])],
-        ["on FCC, Primo beats Metis", "better (figure only)",
-         f"{_fmt(fcc[PRIMO]['mean_qoe'])} vs Metis-style {_fmt(fcc[METIS]['mean_qoe'])} (medians "
-         f"{_fmt(fcc[PRIMO]['median_qoe'])} vs {_fmt(fcc[METIS]['median_qoe'])})",
-         verdict(fcc[PRIMO]["mean_qoe"] > fcc[METIS]["mean_qoe"])],
+    return [
         ["tree size; L (last bitrate) tested in the first 2 levels, B (buffer) in the third", "8 layers, 35 leaves",
          f"depth {tree['depth']}, {tree['n_leaves']} leaves; " + "; ".join(
              f"level {i}: {', '.join(names)}" for i, names in enumerate(tree["features_by_level"], 1)),
@@ -88,9 +82,8 @@ def claims(results: dict) -> list[list[str]]:
          + (f", {us[METIS + _C] / us[PRIMO + _C]:.2f}× (C)" if METIS + _C in us else ""), "measured"],
         ["distillation time", "< 4 min",
          f"{distill['wall_seconds'] / 60:.1f} min wall, {distill['cpu_seconds'] / 60:.1f} min CPU (2 shared cores)",
-         verdict(distill["wall_seconds"] < 240)],
+         "holds" if distill["wall_seconds"] < 240 else "does not hold"],
     ]
-    return rows
 
 
 def _markdown_table(header: list[str], rows: list[list[str]]) -> str:
@@ -112,39 +105,63 @@ def iteration_rows(results: dict) -> list[list[str]]:
     return rows
 
 
-ITERATION_HEADER = ["iteration", "rolled out by", "QoE on HSDPA (selection)", "agreement on own states",
-                    "agreement on actor's states", "leaves", "depth", "states", "seconds"]
+ITERATION_HEADER = ["iteration", "rolled out by", "QoE on the validation traces (selection)",
+                    "agreement on own states", "agreement on actor's states", "leaves", "depth", "states", "seconds"]
+
+
+def protocol_note(results: dict) -> str:
+    """Which traces trained, selected and tested the tree."""
+    roles, sets, s = results["trace_roles"], results["trace_sets"], results["settings"]
+    train, test = sets["train"]["label"], sets["test"]["label"]
+    text = (f"Traces: the tree is distilled on episodes over {len(roles['rollout'])} {train} traces (with "
+            "Pensieve's training-time delay noise and random start points); the VIPER iteration kept is the one "
+            f"with the best QoE on {len(roles['validation'])} other {train} traces")
+    if roles["test_validation"]:
+        text += f" and {len(roles['test_validation'])} {test} traces"
+    text += (f" (the validation mix, never rolled out on); the {len(roles['test'])} held-out {test} traces served "
+             f"neither training nor selection (splits seeded by seed {s['seed']}). The {train} column covers all "
+             f"{results['traces']['train']} {train} traces (rollout and validation), as the paper's figure does; "
+             "the pretrained actor itself was trained on HSDPA.")
+    return text
 
 
 def notes(results: dict) -> list[str]:
     """Caveats a reader needs to read the numbers right."""
     golden = results["golden_primo_tree"]
+    sets = results["trace_sets"]
     items = [
         f"QoE: {results['qoe_definition']}.",
-        "HSDPA is the training set: the tree is distilled on HSDPA episodes (with Pensieve's training-time delay "
-        "noise and random start points) and the VIPER iteration kept is the one with the best QoE on the HSDPA "
-        "traces, so the HSDPA column is in-sample for the tree. FCC was never used.",
-        f"FCC: {results['traces']['fcc']} traces here; the paper used 249 (its FCC-18 traces scaled down 4×).",
-        _worst_fcc_traces(results),
-        "Pensieve RL (argmax) is the actor's deterministic policy, the teacher; 'sampled, seed 42' is the stochastic "
-        "rule of Pensieve's own test script (the golden `rl` logs, 0.934 on HSDPA).",
+        protocol_note(results),
+        "Paired claims: per-trace differences (Primo tree − the other policy) on the same traces; interval = 95% "
+        "percentile bootstrap of their mean over traces (`primo.report.claims`); *holds* / *does not hold* when the "
+        "whole interval is on one side of 0, *within noise* otherwise (for a ≥ claim: a match).",
+    ]
+    if sets["test"]["published_as"] == "fcc":
+        items.append(f"FCC: {results['traces']['test']} held-out traces here; the paper used 249 (its FCC-18 traces "
+                     "scaled down 4×).")
+    items += [
+        _pathological_note(results),
+        f"Published RL figures are those of Pensieve's own test script, the actor *sampled* with seed 42 (the "
+        f"golden `rl` logs, 0.934 on HSDPA): they sit on the '{SAMPLED}' row. '{RL}' is the actor's "
+        "deterministic policy, the distillation's teacher; the paper has no figure for it.",
         "The Metis-style tree is this repository's stand-in for Metis: a CART tree capped at 273 leaves (545 "
         "nodes, the size the paper's 7.9× implies), fit once on the actor's own decisions over the 41 observation "
-        f"features (it reproduces them with {results['size']['metis_leaves']} leaves); not Metis' own pipeline. Its "
-        f"fit took {results['distillation']['metis_fit_seconds']:.0f} s, so the paper's '21.3× faster than Metis' "
-        "distillation is not tested here. Its published column is Metis' number from the paper.",
+        f"features on the rollout traces (it reproduces them with {results['size']['metis_leaves']} leaves); not "
+        f"Metis' own pipeline. Its fit took {results['distillation']['metis_fit_seconds']:.0f} s, so the paper's "
+        "'21.3× faster than Metis' distillation is not tested here. Its published column is Metis' number from the "
+        "paper.",
         f"Student features ({len(results['student_features'])}): last bitrate, buffer, the last 8 throughputs and "
         "download times, the 6 next chunk sizes, chunks left (the paper's L, B, X_t, T_t, N_k, C). Dropped: "
         + ", ".join(f"`{f}`" for f in results["dropped_features"][:3]) + f" … ({len(results['dropped_features'])} "
         "history columns that only rebuild the actor's 6x8 state; the actor's output does not depend on them, "
         "except the 300 kbps size of the chunk just downloaded, which follows from chunks left).",
         f"Latency: CPU time per decision, mean over {results['latency']['decisions']:,} states the actor visited on "
-        "HSDPA, best of several passes, on a shared 2-core machine; C and node times come from a loop inside "
-        "those programs. Export checks (decisions that differ from the Python tree): "
+        "the rollout traces, best of several passes, on a shared 2-core machine; C and node times come from a loop "
+        "inside those programs. Export checks (decisions that differ from the Python tree): "
         + ", ".join(f"{k} = {v}" for k, v in results["latency"]["export_checks"].items()) + ".",
+        "One distillation seed is reported here; `benchmarks/pensieve_distill_seeds.py` repeats the "
+        "distillation with other seeds to show how much the tree and its QoE vary.",
     ]
-    items.append("One distillation seed is reported here; `benchmarks/pensieve_distill_seeds.py` repeats the "
-                 "distillation with other seeds to show how much the tree and its QoE vary.")
     if golden.get("traces"):
         items.append(
             f"The paper's own tree (Pensieve-format golden logs, {len(golden['traces'])} HSDPA traces) averages "
@@ -153,15 +170,20 @@ def notes(results: dict) -> list[str]:
     return items
 
 
-def _worst_fcc_traces(results: dict, n: int = 3) -> str:
-    """Where the FCC means come from: the actor's worst traces, with the trees' QoE there."""
-    fcc = results["qoe"]["fcc"]
-    worst = sorted(fcc[RL]["per_trace"].items(), key=lambda item: item[1])[:n]
-    cells = "; ".join(f"{name}: RL {value:.1f}, Primo {fcc[PRIMO]['per_trace'][name]:.1f}, "
-                      f"Metis-style {fcc[METIS]['per_trace'][name]:.1f}" for name, value in worst)
-    return (f"The FCC means are dominated by a few traces with long stretches below the lowest bitrate "
-            f"(300 kbps), where every policy stalls; the actor's {n} worst ({cells}). Medians (in the QoE table) "
-            "and `qoe_cdf.svg` show the rest.")
+def _pathological_note(results: dict) -> str:
+    """The traces below the lowest bitrate (kept in every mean and claim), with each policy's QoE there."""
+    slow = results["pathological_traces"]
+    if not slow:
+        return "No trace has a mean bandwidth below the lowest bitrate (300 kbps)."
+    cells = []
+    for name, mbps in slow.items():
+        set_name = next(s for s in results["qoe"] if name in results["qoe"][s][PRIMO]["per_trace"])
+        qoe = results["qoe"][set_name]
+        cells.append(f"{name} ({results['trace_sets'][set_name]['label']}, {mbps:.2f} Mbps): "
+                     + ", ".join(f"{label} {qoe[label]['per_trace'][name]:.1f}" for label in (PRIMO, RL, SAMPLED, METIS)))
+    return ("Traces whose mean bandwidth is below the lowest bitrate (300 kbps), where every policy stalls, are "
+            "kept in every mean and claim; one such trace can decide a mean (the claims' notes give the paired "
+            "result without them, and the medians are robust to them): " + "; ".join(cells) + ".")
 
 
 def write_readme(results: dict, out: Path) -> Path:
@@ -171,7 +193,7 @@ def write_readme(results: dict, out: Path) -> Path:
     text = [
         "# Pensieve case study: the pretrained RL policy distilled into a tree",
         "",
-        "Regenerated by `primo casestudy pensieve --data-dir ../shared/data --out reports/pensieve` "
+        f"Regenerated by `{results['command']}` "
         f"(this run: {results['total_seconds'] / 60:.1f} min on 2 shared cores; VIPER {s['n_iterations']} "
         f"iterations × {s['episodes_per_iteration']} episodes, {s['n_trials']} search trials per iteration, "
         f"λ = {s['lam']:g}, seed {s['seed']}). Interpretation report: [`report.html`](report.html); numbers: "
@@ -179,7 +201,8 @@ def write_readme(results: dict, out: Path) -> Path:
         "",
         f"The distilled PrDT has {tree['n_leaves']} leaves and depth {tree['depth']} ({tree['nodes']} nodes), root "
         f"test on `{tree['root_feature']}`; it agrees with the actor on "
-        f"{tree['agreement_with_actor_on_actor_states']:.1%} of the actor's own HSDPA decisions (Metis-style tree: "
+        f"{tree['agreement_with_actor_on_actor_states']:.1%} of the actor's own decisions on the rollout traces "
+        "(Metis-style tree: "
         f"{tree['metis_agreement_on_actor_states']:.1%}).",
         "",
         "## Average QoE",
@@ -188,7 +211,13 @@ def write_readme(results: dict, out: Path) -> Path:
         "",
         "## The paper's claims and this run",
         "",
-        _markdown_table(["claim", "paper", "this run", "verdict"], claims(results)),
+        "Paired over traces (Primo tree − the other policy; published figures beside the exact policy that "
+        "produced them):",
+        "",
+        *claims_table(paired_claims(results)),
+        "Single measurements:",
+        "",
+        _markdown_table(["claim", "paper", "this run", "verdict"], measured_claims(results)),
         "",
         "## Inference cost per decision",
         "",
@@ -202,7 +231,8 @@ def write_readme(results: dict, out: Path) -> Path:
         "",
         "## Figures",
         "",
-        f"Bitrate decisions on HSDPA trace `{results['timeline_trace']}` (cf. the paper's Figure 5.17):",
+        f"Bitrate decisions on {results['trace_sets']['train']['label']} trace `{results['timeline_trace']}` "
+        "(cf. the paper's Figure 5.17):",
         "",
         "![bitrate timeline](timeline.svg)",
         "",
@@ -224,13 +254,40 @@ def write_readme(results: dict, out: Path) -> Path:
         *[f"- {item}" for item in notes(results)],
         "",
     ]
-    return atomic_write_bytes(out / "README.md", "\n".join(text).encode())
+    return atomic_write_bytes(out / "README.md", ("\n".join(text) + _kept_section(out / "README.md")).encode())
+
+
+#: README text below this line is written by hand (what moved between regenerations, and why) and
+#: survives regeneration.
+KEPT_MARKER = "<!-- written by hand below this line; kept when the report is regenerated -->"
+
+
+def _kept_section(path: Path) -> str:
+    """The hand-written end of an existing README (from :data:`KEPT_MARKER` on), or ''."""
+    if not path.is_file():
+        return ""
+    text = path.read_text(encoding="utf-8")
+    position = text.find(KEPT_MARKER)
+    return "" if position < 0 else "\n" + text[position:]
 
 
 def _html_table(header: list[str], rows: list[list[str]]) -> str:
     head = "".join(f"<th>{escape(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
     return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+
+
+def _html_claims_table(claims: list[Claim]) -> str:
+    """The paired claims as an HTML table (the cells of :func:`primo.report.claims.claims_table`)."""
+    lines = claims_table(claims)
+    header, rows = _markdown_cells(lines[0]), [_markdown_cells(line) for line in lines[2:] if line.startswith("|")]
+    return _html_table(header, rows)
+
+
+def _markdown_cells(line: str) -> list[str]:
+    # Cells of one Markdown table line; an escaped pipe stays inside its cell.
+    cells = re.split(r"(?<!\\)\|", line.strip())[1:-1]
+    return [cell.strip().replace("\\|", "|") for cell in cells]
 
 
 def _inline_svg(path: Path) -> str:
@@ -251,11 +308,13 @@ def casestudy_section(results: dict, out: Path) -> Markup:
         "<h3>Average QoE</h3>",
         _html_table(qoe_header(results), qoe_rows(results)),
         "<h3>The paper's claims and this run</h3>",
-        _html_table(["claim", "paper", "this run", "verdict"], claims(results)),
+        _html_claims_table(paired_claims(results)),
+        _html_table(["claim", "paper", "this run", "verdict"], measured_claims(results)),
         "<h3>Inference cost per decision</h3>",
         _html_table(["policy and runtime", "µs (CPU)", "actor / this"], latency_rows(results)),
         f'<figure data-figure="timeline" class="wide">{_inline_svg(out / "timeline.svg")}'
-        f"<figcaption>Bitrate decisions on HSDPA trace {escape(results['timeline_trace'])}.</figcaption></figure>",
+        f"<figcaption>Bitrate decisions on {escape(results['trace_sets']['train']['label'])} trace "
+        f"{escape(results['timeline_trace'])}.</figcaption></figure>",
         f'<figure data-figure="qoe-cdf" class="wide">{_inline_svg(out / "qoe_cdf.svg")}'
         "<figcaption>Distribution of per-trace QoE (legend: mean).</figcaption></figure>",
         "<h3>Notes</h3>",

@@ -43,6 +43,9 @@ def distill_actor(
     n_trials: int = 12,
     lam: float = 3e-5,
     training_variants: bool = True,
+    validation_traces: Sequence[Trace] | None = None,
+    bandwidth_scale: tuple[float, float] | None = None,
+    weighting: str = "auto",
     n_jobs: int = 1,
     random_state: int | None = 0,
     progress: bool = False,
@@ -59,9 +62,18 @@ def distill_actor(
         See :class:`primo.distill.ViperDistiller`; ``lam`` weighs the tree's leaves × depth in the
         search objective (3e-5: one point of agreement is worth about 330 units of leaves × depth).
     eval_traces : int, optional
-        Score the students on the first ``eval_traces`` training traces only (default: all).
+        Score the students on the first ``eval_traces`` validation traces only (default: all).
     training_variants : bool, default True
         Play episodes with delay noise and random start points (Pensieve's training environment).
+    validation_traces : sequence of Trace, optional
+        Traces that score every iteration's student to choose the best (default: ``traces``, the
+        training traces themselves); pass traces never rolled out on to select out of sample.
+    bandwidth_scale : (float, float), optional
+        Multiply each training episode's bandwidth by a log-uniform factor in this range (more
+        diverse rollouts); see :class:`~adapters.pensieve.student.DistillationEnvFactory`.
+    weighting : {"auto", "margin", "uniform"}, default "auto"
+        State weights of :class:`primo.distill.ViperDistiller` ("auto" = the actor's probability
+        margin, VIPER; "uniform" = DAgger).
 
     Returns
     -------
@@ -73,13 +85,14 @@ def distill_actor(
     >>> distiller = distill_actor(actor, video, traces, n_iterations=2)  # doctest: +SKIP
     >>> distiller.best_student_.n_leaves_  # doctest: +SKIP
     """
-    make_env = DistillationEnvFactory(traces, video, training_variants=training_variants)
+    make_env = DistillationEnvFactory(traces, video, training_variants=training_variants,
+                                      validation_traces=validation_traces, bandwidth_scale=bandwidth_scale)
     eval_seeds = make_env.evaluation_seeds
     if eval_traces is not None:
         eval_seeds = eval_seeds[:eval_traces]
     distiller = ViperDistiller(
         n_iterations=n_iterations, episodes_per_iteration=episodes_per_iteration, eval_seeds=eval_seeds,
-        n_trials=n_trials, lam=lam, n_jobs=n_jobs, random_state=random_state, progress=progress,
+        n_trials=n_trials, lam=lam, weighting=weighting, n_jobs=n_jobs, random_state=random_state, progress=progress,
     )
     # The search's Gaussian process works on tiny matrices: multi-threaded BLAS only adds contention.
     with threadpool_limits(1):

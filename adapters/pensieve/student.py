@@ -160,12 +160,15 @@ class StudentViewTeacher:
 class DistillationEnvFactory:
     """``make_env(seed)`` for the distill engine: a student-view environment over ``traces``.
 
-    Seeds ``0 .. len(traces) - 1`` are evaluation episodes: the trace of that index played as in
-    the evaluation (from point 1, no noise), so that held-out rewards measure the QoE the case study
-    reports. Any other seed (the engine draws training seeds from ``[2**30, 2**31)``) is a training
-    episode on a trace picked by the seed, with Pensieve's training-time variants when
-    ``training_variants`` is on (delay noise ×U(0.9, 1.1), random start point). An episode is thus a
-    pure function of its seed. A dataclass rather than a closure so that joblib workers receive it.
+    Seeds ``0 .. n - 1`` are evaluation episodes: validation trace ``seed`` (``validation_traces``,
+    or ``traces`` when there are none) played as in the evaluation (from point 1, no noise), so that
+    held-out rewards measure the QoE the case study reports. Any other seed (the engine draws
+    training seeds from ``[2**30, 2**31)``) is a training episode on one of ``traces`` picked by the
+    seed, with Pensieve's training-time variants when ``training_variants`` is on (delay noise
+    ×U(0.9, 1.1), random start point), and its bandwidth multiplied by a factor drawn log-uniformly
+    from ``bandwidth_scale`` when given (more diverse rollouts: slower and faster links than the
+    training traces hold). An episode is thus a pure function of its seed. A dataclass rather than a
+    closure so that joblib workers receive it.
 
     Example
     -------
@@ -177,18 +180,39 @@ class DistillationEnvFactory:
     traces: Sequence[Trace]
     video: Video
     training_variants: bool = True
+    validation_traces: Sequence[Trace] | None = None
+    bandwidth_scale: tuple[float, float] | None = None
+
+    def __post_init__(self):
+        if self.bandwidth_scale is not None:
+            low, high = self.bandwidth_scale
+            if not 0 < low <= high:
+                raise ValueError(f"bandwidth_scale must be (low, high) with 0 < low <= high, got {self.bandwidth_scale}")
+
+    @property
+    def _evaluation_traces(self) -> Sequence[Trace]:
+        return self.traces if self.validation_traces is None else self.validation_traces
 
     @property
     def evaluation_seeds(self) -> list[int]:
-        """One evaluation seed per trace."""
-        return list(range(len(self.traces)))
+        """One evaluation seed per validation trace."""
+        return list(range(len(self._evaluation_traces)))
 
     def __call__(self, seed: int) -> "StudentObservationEnv | _FixedTraceEnv":
-        if 0 <= seed < len(self.traces):
-            return _FixedTraceEnv(StudentObservationEnv(PensieveEnv(self.traces, self.video)), seed)
+        evaluation = self._evaluation_traces
+        if 0 <= seed < len(evaluation):
+            return _FixedTraceEnv(StudentObservationEnv(PensieveEnv(evaluation, self.video)), seed)
+        if self.bandwidth_scale is None:
+            return StudentObservationEnv(PensieveEnv(
+                self.traces, self.video, trace_selection="random", delay_noise=self.training_variants,
+                random_start=self.training_variants, seed=seed,
+            ))
+        rng = np.random.default_rng(seed)
+        trace = self.traces[int(rng.integers(len(self.traces)))]
+        factor = float(np.exp(rng.uniform(*np.log(self.bandwidth_scale))))
+        scaled = Trace(trace.name, trace.times_s, trace.bandwidth_mbps * factor)
         return StudentObservationEnv(PensieveEnv(
-            self.traces, self.video, trace_selection="random", delay_noise=self.training_variants,
-            random_start=self.training_variants, seed=seed,
+            [scaled], self.video, delay_noise=self.training_variants, random_start=self.training_variants, seed=seed,
         ))
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
@@ -109,10 +110,64 @@ def load_trace_set(name: str, data_dir: str | os.PathLike | None = None) -> list
     """
     if name not in TRACE_SETS:
         raise ValueError(f"unknown trace set {name!r}; expected one of {sorted(TRACE_SETS)}")
-    directory = resolve_data_dir(data_dir) / "pensieve" / "traces" / name
+    return load_trace_dir(shared_trace_dir(name, data_dir), TRACE_SETS[name])
+
+
+def shared_trace_dir(name: str, data_dir: str | os.PathLike | None = None) -> Path:
+    """Directory of a shared trace collection (``<data_dir>/pensieve/traces/<name>``).
+
+    Example
+    -------
+    >>> shared_trace_dir("fcc", "../shared/data").as_posix()  # doctest: +SKIP
+    '../shared/data/pensieve/traces/fcc'
+    """
+    return resolve_data_dir(data_dir) / "pensieve" / "traces" / name
+
+
+def load_trace_dir(directory: str | os.PathLike, delimiter: str | None = None) -> list[Trace]:
+    """Load every trace file of a directory (a user's own traces), sorted by file name.
+
+    Each file holds ``time_s bandwidth_Mbps`` per line, as Pensieve's ``cooked_traces`` (tab- or
+    space-separated: with ``delimiter=None`` any whitespace is accepted). Hidden files are skipped.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``directory`` does not exist or holds no trace file.
+    TraceFormatError
+        If a file is not a trace (the message names the file and line).
+
+    Example
+    -------
+    >>> traces = load_trace_dir("my_traces/")  # doctest: +SKIP
+    >>> [t.name for t in traces][:2]  # doctest: +SKIP
+    ['bus_1', 'bus_2']
+    """
+    directory = Path(directory)
     if not directory.is_dir():
         raise FileNotFoundError(f"trace directory not found: {directory}")
     files = sorted(p for p in directory.iterdir() if p.is_file() and not p.name.startswith("."))
     if not files:
         raise FileNotFoundError(f"no trace files in {directory}")
-    return [load_trace(p, TRACE_SETS[name]) for p in files]
+    return [load_trace(p, delimiter) for p in files]
+
+
+def split_traces(traces: Sequence[Trace], fraction: float, seed: int = 0) -> tuple[list[Trace], list[Trace]]:
+    """Split traces at random into (kept, held out), ``round(fraction * n)`` held out, each part in
+    the input order; the split depends only on the trace names and ``seed``.
+
+    Example
+    -------
+    >>> a, b = (Trace(f"t{i}", np.array([0.0, 1.0]), np.array([1.0, 1.0])) for i in range(2))
+    >>> kept, held = split_traces([a, b], 0.5, seed=0)
+    >>> len(kept), len(held)
+    (1, 1)
+    """
+    if not 0.0 <= fraction < 1.0:
+        raise ValueError(f"the held-out fraction must be in [0, 1), got {fraction}")
+    names = sorted(t.name for t in traces)
+    if len(set(names)) != len(names):
+        raise ValueError("trace names must be unique to split them reproducibly")
+    n_held = int(round(fraction * len(traces)))
+    held_names = set(np.random.default_rng(seed).permutation(names)[:n_held].tolist())
+    return [t for t in traces if t.name not in held_names], [t for t in traces if t.name in held_names]

@@ -8,8 +8,10 @@ import pytest
 import primo
 from primo.cli import main as primo_main
 
+from primo.report.claims import Claim
+
 from adapters.pensieve.casestudy import features_by_level
-from adapters.pensieve.casestudy_docs import METIS, PRIMO, RL
+from adapters.pensieve.casestudy_docs import METIS, PRIMO, RL, SAMPLED
 from adapters.pensieve.evaluation import evaluate_policy
 from adapters.pensieve.student import STUDENT_FEATURES, StudentPolicy
 from adapters.pensieve.teacher import ActorTeacher
@@ -33,19 +35,26 @@ def test_every_output_is_written(quick_run):
         assert (out / name).stat().st_size > 0, name
     for name in ("timeline.svg", "qoe_cdf.svg"):
         assert ET.parse(out / name).getroot().tag.endswith("svg")
-    assert results["traces"] == {"hsdpa": 10, "fcc": 10} and results["settings"]["n_iterations"] == 2
+    assert results["traces"] == {"train": 10, "test": 10} and results["settings"]["n_iterations"] == 2
+    roles = results["trace_roles"]
+    assert len(roles["rollout"]) == 8 and len(roles["validation"]) == 2 and not roles["test_validation"]
+    # Selection never sees a test trace; rollouts never see a validation trace.
+    assert not set(roles["test"]) & set(roles["rollout"] + roles["validation"])
+    assert not set(roles["rollout"]) & set(roles["validation"])
+    assert results["trace_sets"]["train"]["label"] == "HSDPA" and results["trace_sets"]["test"]["label"] == "FCC"
 
 
 def test_qoe_matches_an_independent_evaluation(quick_run, hsdpa, video, actor, data_dir):
     out, results = quick_run
-    rl = evaluate_policy(ActorTeacher(actor), hsdpa[:10], video)
-    assert results["qoe"]["hsdpa"][RL]["per_trace"] == pytest.approx(rl.qoe_per_trace)
-    assert results["qoe"]["hsdpa"][RL]["published"] == 0.934
+    train_names = set(results["qoe"]["train"][RL]["per_trace"])
+    rl = evaluate_policy(ActorTeacher(actor), [t for t in hsdpa if t.name in train_names], video)
+    assert results["qoe"]["train"][RL]["per_trace"] == pytest.approx(rl.qoe_per_trace)
     tree = primo.load(out / "pensieve_tree.primo")
     assert tuple(tree.feature_names_) == STUDENT_FEATURES
-    fcc = load_trace_set("fcc", data_dir)[:10]
+    test_names = results["trace_roles"]["test"]
+    fcc = [t for t in load_trace_set("fcc", data_dir) if t.name in test_names]
     ours = evaluate_policy(StudentPolicy(tree), fcc, video)
-    assert results["qoe"]["fcc"][PRIMO]["mean_qoe"] == pytest.approx(ours.mean_qoe)
+    assert results["qoe"]["test"][PRIMO]["mean_qoe"] == pytest.approx(ours.mean_qoe)
     for trace_set in results["qoe"].values():
         for entry in trace_set.values():
             values = list(entry["per_trace"].values())
@@ -70,13 +79,38 @@ def test_size_latency_and_export_checks(quick_run):
     assert results["golden_primo_tree"]["traces"] == ["norway_bus_1"]
 
 
+def test_published_figures_sit_beside_the_sampled_actor(quick_run):
+    _, results = quick_run
+    train, test = results["qoe"]["train"], results["qoe"]["test"]
+    # The paper's RL numbers come from the actor sampled with seed 42 (the original logs), not its argmax.
+    assert train[SAMPLED]["published"] == 0.934 and test[SAMPLED]["published"] == 0.776
+    assert train[RL]["published"] is None and test[RL]["published"] is None
+    assert train[PRIMO]["published"] == 0.948 and test[PRIMO]["published"] == 0.955
+
+
+def test_claims_are_paired_over_the_traces_they_name(quick_run):
+    _, results = quick_run
+    claims = [Claim.from_dict(c) for c in results["claims"]]
+    assert [c.verdict for c in claims] == [c["verdict"] for c in results["claims"]]
+    for claim in claims:
+        set_name = "train" if "HSDPA" in claim.units else "test"
+        other = next(label for label in (SAMPLED, RL, METIS) if f"vs {label} " in claim.measured)
+        qoe = results["qoe"][set_name]
+        differences = [qoe[PRIMO]["per_trace"][n] - qoe[other]["per_trace"][n] for n in qoe[PRIMO]["per_trace"]]
+        assert claim.difference.n == 10 and claim.difference.mean == pytest.approx(np.mean(differences))
+        assert claim.difference.median == pytest.approx(np.median(differences))
+        assert claim.difference.low <= claim.difference.mean <= claim.difference.high
+    sampled_claims = [c for c in claims if f"vs {SAMPLED} " in c.measured]
+    assert all("seed 42" in c.paper_source for c in sampled_claims) and len(sampled_claims) == 2
+
 def test_readme_and_report(quick_run):
     out, results = quick_run
     readme = (out / "README.md").read_text()
     for label in (PRIMO, RL, METIS, "robustMPC", "BB", "BOLA"):
         assert f"| {label} |" in readme
     assert "## The paper's claims and this run" in readme and "![bitrate timeline](timeline.svg)" in readme
-    assert f"| {PRIMO} | {results['qoe']['hsdpa'][PRIMO]['mean_qoe']:.3f} |" in readme
+    assert f"| {PRIMO} | {results['qoe']['train'][PRIMO]['mean_qoe']:.3f} |" in readme
+    assert "paired difference a − b [95% interval]" in readme and results["command"] in readme
     html = (out / "report.html").read_text()
     assert html.count('<section id="casestudy">') == 1 and html.index('id="casestudy"') < html.index('id="card"')
     assert '<a href="#casestudy">' in html and "<?xml" not in html
