@@ -1,19 +1,27 @@
 """``primo casestudy linnos``: the LinnOS case study end to end, from the traces to the reports.
 
     primo casestudy linnos --data-dir ../shared/data --out reports/linnos [--quick]
+    primo casestudy linnos --traces FILE... [--history completed|submitted] --out DIR
 
-For each FlashNet trace and each history mode (``completed``: LinnOS's deployable features,
-the main result; ``submitted``: the Primo artifact's features, a comparison only; see
-``features``), ``study.study_trace`` trains and measures LinnOS, Primo-E, Primo-P (and, for the
-main mode, the network distilled into PrDTs), then ``study.simulate`` runs the failover arrays
-and ``study.generalization`` the cross-workload test. Written to ``--out``:
+Traces are FlashNet-format block traces (``trace.load_trace``; by default the four under
+``<data-dir>/linnos/flashnet_nvme``). For each trace and each history mode (``completed``:
+LinnOS's deployable features, the main result; ``submitted``: the Primo artifact's features, a
+comparison only; see ``features``; ``--history`` keeps one, which becomes the main one),
+``study.study_trace`` trains and measures LinnOS, Primo-E, Primo-P (and, for the main mode, the
+network distilled into PrDTs), then ``study.simulate`` runs the failover arrays and
+``study.generalization`` the cross-workload test. One trace is enough: the ``shifted`` array
+(the trace as its own three replicas, shifted in time) needs one; the ``traces`` array (three
+different traces) runs only with at least 3 distinct traces. Written to ``--out``:
 
 * ``results.json``: every measurement (settings, machine load, timings included);
-* ``README.md``: the tables, beside the Primo chapter's published figures (``readme``);
+* ``README.md``: the tables and the paper's claims judged by paired statistics (``readme``);
 * ``primo_e_<trace>.html``, ``primo_p_<trace>.html``: interpretation reports
   (``primo.report.build``) of the main mode's trees, LinnOS as baseline;
 * ``models/<trace>_<model>.primo``: the main mode's Primo models (``primo.load`` reads them);
 * ``c/<trace>_primo_{e,p}.h``: their integer C exports (``primo.export``, no floating point).
+
+LinnOS's own training-data files (digit lines, ``training_data``) have no submit times, so they
+cannot drive the simulator; they are refused here with a pointer to ``training_data.load_training_data``.
 
 ``--quick`` runs a smoke version (2 traces, 4,000 reads each, 3 epochs, 4 search trials) in well
 under a minute; its numbers are not results.
@@ -36,9 +44,10 @@ from primo.io import atomic_write_bytes
 from primo.report import build
 
 from .features import HISTORY_MODES, RAW_FEATURE_NAMES, label_slow
-from .readme import render_readme
-from .study import Settings, TraceModels, generalization, simulate, study_trace
+from .readme import paper_claims, render_readme
+from .study import N_ARRAY_DEVICES, Settings, TraceModels, array_layouts, generalization, simulate, study_trace
 from .trace import list_traces, short_name
+from .training_data import is_training_data
 
 logger = logging.getLogger(__name__)
 
@@ -49,59 +58,101 @@ REPORTED_TREES = ("Primo-E", "Primo-P")
 
 
 def run(data_dir, out_dir, settings: Settings = Settings(), max_traces: int | None = None,
-        histories=HISTORY_MODES) -> dict:
+        histories=HISTORY_MODES, traces=None) -> dict:
     """Run the study and write every output to ``out_dir``; returns the results dict.
 
     Parameters
     ----------
     data_dir : path or None
-        Shared data directory (``primo.datasets.resolve_data_dir``).
+        Shared data directory (``primo.datasets.resolve_data_dir``); unused when ``traces`` is given.
     out_dir : path
         Output folder (created).
     settings : study.Settings
         Budget (epochs, search trials, reads per trace, ...).
     max_traces : int, optional
-        Use only the first traces (by file name).
+        Use only the first traces (by file name, or in the given order).
     histories : sequence of str
-        History modes; ``MAIN_HISTORY`` gets the full study and the reports.
+        History modes; the main one (``MAIN_HISTORY`` when it is among them, else the first) gets
+        the full study and the reports.
+    traces : sequence of paths, optional
+        FlashNet-format trace files (default: those of the shared data directory). Each file once.
 
     Example
     -------
     >>> run(None, "reports/linnos")  # doctest: +SKIP
+    >>> run(None, "out", traces=["my_ssd.trace"], histories=["completed"])  # doctest: +SKIP
     """
     start, cpu_start = time.perf_counter(), time.process_time()
     out = Path(out_dir)
+    histories = list(histories)
+    unknown = [h for h in histories if h not in HISTORY_MODES]
+    if unknown or not histories:
+        raise ValueError(f"history modes must be among {HISTORY_MODES}, got {histories}")
+    main_history = MAIN_HISTORY if MAIN_HISTORY in histories else histories[0]
+    histories = [main_history] + [h for h in histories if h != main_history]
+    paths = check_traces(traces if traces is not None else list_traces(resolve_data_dir(data_dir)))[:max_traces]
+    layouts = array_layouts(len(paths))
+    if "traces" not in layouts:
+        logger.info("%d trace(s): only the 'shifted' array layout (the 'traces' layout needs %d distinct traces)",
+                    len(paths), N_ARRAY_DEVICES)
     out.mkdir(parents=True, exist_ok=True)
-    paths = list_traces(resolve_data_dir(data_dir))[:max_traces]
-    if len(paths) < 2:
-        raise ValueError(f"the failover arrays need at least 2 traces, found {len(paths)}")
     results: dict = {
-        "settings": {**vars(settings), "max_traces": max_traces, "histories": list(histories),
-                     "main_history": MAIN_HISTORY},
+        "settings": {**vars(settings), "max_traces": max_traces, "histories": histories,
+                     "main_history": main_history, "traces": [p.name for p in paths],
+                     "default_traces": traces is None, "layouts": list(layouts)},
         "machine": {"cpus": os.cpu_count(), "load_average_at_start": list(os.getloadavg()),
                     "python": platform.python_version()},
         "modes": {},
     }
     for history in histories:
-        full = history == MAIN_HISTORY
-        traces, devices = [], []
+        full = history == main_history
+        studied, devices = [], []
         for path in paths:
             trace_result, models = study_trace(path, history, settings, full=full)
-            traces.append(trace_result)
+            studied.append(trace_result)
             devices.append(models)
             if full:
-                _write_models(models, out)
-        results["modes"][history] = {"traces": traces, "simulation": simulate(devices),
+                _write_models(models, out, history)
+        results["modes"][history] = {"traces": studied, "simulation": simulate(devices, layouts),
                                      "generalization": generalization(devices)}
     results["run"] = {"wall_s": time.perf_counter() - start, "cpu_s": time.process_time() - cpu_start,
                       "load_average_at_end": list(os.getloadavg())}
+    results["claims"] = {history: [c.to_dict() for c in claims] for history, claims in paper_claims(results).items()}
     atomic_write_bytes(out / "results.json", json.dumps(results, indent=1).encode())
     atomic_write_bytes(out / "README.md", render_readme(results).encode())
     logger.info("wrote %s in %.0f s", out, results["run"]["wall_s"])
     return results
 
 
-def _write_models(models: TraceModels, out: Path) -> None:
+def check_traces(paths) -> list[Path]:
+    """The trace files as paths: each must exist, appear once, and be a trace (not LinnOS training data).
+
+    Example
+    -------
+    >>> check_traces(["a.trace", "a.trace"])  # doctest: +SKIP
+    ValueError: trace a.trace is given twice ...
+    """
+    paths = [Path(p) for p in paths]
+    if not paths:
+        raise ValueError("no trace files given")
+    seen: dict = {}
+    for path in paths:
+        if not path.is_file():
+            raise FileNotFoundError(f"trace file not found: {path}")
+        key = path.resolve()
+        if key in seen:
+            raise ValueError(f"trace {path} is given twice ({seen[key]} and {path}): each trace is one device, "
+                             "and a device cannot be its own replica")
+        seen[key] = path
+        if is_training_data(path):
+            raise ValueError(f"{path} is LinnOS training data (31 digits and a latency per read): it has no submit "
+                             "times, so the failover simulation cannot replay it. Pass the replayed trace it came "
+                             "from, or load it with adapters.linnos.training_data.load_training_data to train and "
+                             "score models on it.")
+    return paths
+
+
+def _write_models(models: TraceModels, out: Path, history: str) -> None:
     """Model files, integer C headers and HTML reports of one trace's Primo trees."""
     short = short_name(models.name)
     X_test = models.test[RAW_FEATURE_NAMES]
@@ -115,7 +166,7 @@ def _write_models(models: TraceModels, out: Path) -> None:
                      check_data=X_test)
         others = {other: models.scorers[other] for other in ("LinnOS", *REPORTED_TREES) if other != name}
         build(tree, X_test, y_test, baselines=others, local_rows=3,
-              title=f"LinnOS {short}: {name} slow-read tree ({MAIN_HISTORY} history)").save(
+              title=f"LinnOS {short}: {name} slow-read tree ({history} history)").save(
             out / f"{slug}_{short}.html")
 
 
@@ -129,13 +180,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", default=None,
                         help="shared data directory (default: $PRIMO_DATA_DIR or ../shared/data)")
     parser.add_argument("--out", type=Path, default=Path("reports/linnos"), help="output folder")
+    parser.add_argument("--traces", nargs="+", type=Path, metavar="FILE",
+                        help="FlashNet-format trace files, one per device (default: the shared data's four); "
+                             "with fewer than 3 only the time-shifted array is simulated")
+    parser.add_argument("--history", choices=HISTORY_MODES, default=None,
+                        help="run one history mode only (default: both, 'completed' being the main one)")
     parser.add_argument("--quick", action="store_true", help="fast smoke run on a subset (numbers are not results)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     # A one-dimensional search converges: skopt then warns each time it proposes a known point.
     warnings.filterwarnings("ignore", message="The objective has been evaluated at", category=UserWarning)
+    histories = [args.history] if args.history else HISTORY_MODES
     if args.quick:
-        run(args.data_dir, args.out, QUICK, max_traces=QUICK_TRACES)
+        run(args.data_dir, args.out, QUICK, max_traces=QUICK_TRACES, histories=histories, traces=args.traces)
     else:
-        run(args.data_dir, args.out)
+        run(args.data_dir, args.out, histories=histories, traces=args.traces)
     return 0

@@ -2,6 +2,9 @@
 
 Every number in the tables comes from the results; the published ones (Primo chapter of the
 thesis, ``PUBLISHED``) are printed in their own column or line, never mixed with measured ones.
+The paper's claims are judged by :func:`paper_claims` with ``primo.report.claims``: per-trace
+(or per-array) paired differences, their bootstrap interval over traces, the median and a verdict;
+this is the only computation here beyond means and ratios, and it is deterministic (seed 0).
 
 Example
 -------
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from primo.report.claims import Claim, claims_table, format_number, paired_bootstrap
 from primo.report.markdown import table_text
 from .trace import short_name
 
@@ -37,7 +41,7 @@ def render_readme(results: dict) -> str:
     if main in modes:
         mode = modes[main]
         parts += [
-            _at_a_glance(results),
+            _claims_section(results),
             _reading(mode),
             f"## Main result: deployable features (`{main}` history)",
             _queue_length(mode),
@@ -76,13 +80,23 @@ def render_readme(results: dict) -> str:
 def _header(results: dict) -> str:
     s, run, machine = results["settings"], results["run"], results["machine"]
     quick = " **Quick smoke run: these numbers are not results.**" if s.get("max_reads") else ""
+    names = s.get("traces") or [t["trace"] for t in results["modes"][s["main_history"]]["traces"]]
+    if s.get("default_traces", True):
+        command = "primo casestudy linnos --data-dir ../shared/data --out reports/linnos"
+        data = (f"the {len(names)} FlashNet NVMe traces of the shared data (Tencent CBS block I/O replayed on a real "
+                "NVMe SSD)")
+    else:
+        command = "primo casestudy linnos --traces " + " ".join(names) + " --out DIR"
+        data = f"{len(names)} trace(s) given on the command line ({', '.join(f'`{n}`' for n in names)})"
+    if len(s.get("histories", [])) == 1:
+        command += f" --history {s['histories'][0]}"
     return "\n".join([
         "# LinnOS case study: fast/slow read prediction on real NVMe traces, with failover simulation",
         "",
-        "Regenerate with `primo casestudy linnos --data-dir ../shared/data --out reports/linnos` "
+        f"Regenerate with `{command}` "
         "(code: `adapters/linnos/`, every number below is in `results.json`)." + quick,
         "",
-        "* Data: the four FlashNet NVMe traces (Tencent CBS block I/O replayed on a real NVMe SSD), "
+        f"* Data: {data}, "
         "one device each; features and labels per **read**. The first 80% of each trace's reads (by time) "
         "train, the last 20% test; a read is slow above the training reads' 85th latency percentile "
         "(the paper's LinnOS setting).",
@@ -101,32 +115,130 @@ def _header(results: dict) -> str:
     ])
 
 
-def _at_a_glance(results: dict) -> str:
-    """One row per published claim: the paper's figure, ours with deployable and artifact-style features."""
-    main = results["settings"]["main_history"]
-    ordered = [main] + [h for h in results["modes"] if h != main]
-    modes = [results["modes"][h] for h in ordered if h in results["modes"]]
+def paper_claims(results: dict) -> dict[str, list[Claim]]:
+    """The Primo chapter's LinnOS claims, judged in every history mode of ``results``.
+
+    Units are traces (each trace's test reads, or the array whose primary it is); a claim over one
+    trace has no interval and is *within noise*. Latency claims use the ``traces`` array layout
+    (different devices, as in the paper) when it was run, else ``shifted``.
+
+    Example
+    -------
+    >>> [c.verdict for c in paper_claims(results)["completed"]]  # doctest: +SKIP
+    """
+    return {history: _mode_claims(mode) for history, mode in results["modes"].items()}
+
+
+def _mode_claims(mode: dict) -> list[Claim]:
+    traces = mode["traces"]
+    layout = "traces" if "traces" in mode["simulation"] else "shifted"
+    arrays = list(mode["simulation"][layout].values())
+    array_units = f"arrays (`{layout}`)"
+
+    def per_array(policy, key):
+        return np.asarray([a[policy][key] for a in arrays], dtype=float)
+
+    def per_trace(get):
+        return np.asarray([get(t) for t in traces], dtype=float)
+
+    def relative(statement, values, paper_value, source, measured_name, paper_changes):
+        """A claim that ``values`` (ratios to a reference, per unit) are below 1; the note says whether the
+        paper's size of the change (``paper_changes``, one value or a range's two ends) is inside the interval."""
+        d = paired_bootstrap(values, np.ones_like(values))
+        measured = f"{measured_name} {format_number(d.mean, '+.1%')} (mean over units)"
+        inside = len(values) > 1 and any(d.low <= change <= d.high for change in paper_changes)
+        note = "the paper's size is " + ("inside" if inside else "outside") + " the interval"
+        return Claim(statement, paper_value, source, measured, d, "lower", units=array_units, number_format="+.1%",
+                     note=note)
+
+    def compare(statement, a, b, names, paper_value, source, expected, number_format, units="traces", unit=""):
+        d = paired_bootstrap(a, b)
+        measured = f"{names[0]} {format_number(np.mean(a), number_format.lstrip('+'))}{unit} vs {names[1]} " \
+                   f"{format_number(np.mean(b), number_format.lstrip('+'))}{unit} (means)"
+        return Claim(statement, paper_value, source, measured, d, expected, units=units, number_format=number_format)
+
     claims = [
-        ("mean read latency vs Base (arrays of traces / shifted)", PUBLISHED["mean_vs_base"]["LinnOS"] + " LinnOS; "
-         + PUBLISHED["mean_vs_base"]["Primo-E"], _glance_latency),
-        ("p99 / p99.9 lower than Base (arrays of traces)", "Primo-P 7.9× / 4.3×", _glance_tail),
-        ("slow-class F1 (mean over traces)", "0.8518 Primo (with BO), 0.8089 (without)", _glance_f1),
-        ("Primo-E tree", "4 levels, 7 leaves, 3 features", _glance_tree),
-        ("inference per I/O", "LinnOS 8 µs idle / 33 µs busy; Primo-E ≤ 1 µs", _glance_inference),
-        ("training, 3 devices (CPU)", "LinnOS 564 s, Primo 5 s", _glance_training),
-        ("quantization", "LinnOS > 2% accuracy lost; Primo negligible", _glance_quantization),
-        ("noise on inputs: false submit clean → noisy (F1)", "Primo stable, LinnOS degrades", _glance_robustness),
-        ("10% of the training data: slow recall (F1)", "Primo above LinnOS", _glance_less_data),
-        ("F1 on the other traces' reads (cross-workload)", "not reported", _glance_generalization),
+        relative("LinnOS lowers the mean read latency against Base", per_array("LinnOS", "mean_vs_base"),
+                 "−26.2%", "LinnOS vs Base, Fig. 5.7", "LinnOS", (-0.262,)),
+        *(relative(f"{name} lowers the mean read latency against Base", per_array(name, "mean_vs_base"),
+                   "−70.0~73.6%", "Primo-E and Primo-P vs Base, Fig. 5.7", name, (-0.700, -0.736))
+          for name in ("Primo-E", "Primo-P")),
+        *(relative(f"{name} lowers the mean read latency against LinnOS",
+                   per_array(name, "mean_us") / per_array("LinnOS", "mean_us"), paper, f"{name} vs LinnOS, §5.4.2",
+                   f"{name} / LinnOS", (1 / factor - 1,))
+          for name, paper, factor in (("Primo-E", "2.5× lower (−60%)", 2.5), ("Primo-P", "2.8× lower (−64%)", 2.8))),
+        *(relative(f"Primo-P lowers the {q} read latency against Base", per_array("Primo-P", f"{q}_vs_base"),
+                   paper, "Primo-P vs Base, Fig. 5.8", "Primo-P", (1 / factor - 1,))
+          for q, paper, factor in (("p99", "7.9× lower (−87%)", 7.9), ("p99.9", "4.3× lower (−77%)", 4.3),
+                                   ("p99.99", "2.3× lower (−57%)", 2.3))),
+        compare("Bayesian optimization raises the slow-class F1 (Primo-P vs the unpruned tree)",
+                per_trace(lambda t: t["models"]["Primo-P"]["f1_slow"]), per_trace(lambda t: t["no_search"]["f1_slow"]),
+                ("Primo-P", "unpruned"), "0.8518 vs 0.8089", "Primo w/ vs w/o BO, Table 5.6", "higher", "+.3f"),
+        compare("Primo-E's inference is cheaper than LinnOS's (ns per prediction, C)",
+                per_trace(lambda t: t["inference_ns"]["Primo-E"]["median_ns"]),
+                per_trace(lambda t: t["inference_ns"]["LinnOS"]["median_ns"]), ("Primo-E", "LinnOS"),
+                "≤ 1 µs vs 8 µs idle / 33 µs busy", "Primo-E vs LinnOS in-kernel, Fig. 5.9", "lower", "+.0f",
+                unit=" ns"),
+        compare("Primo-E trains faster than LinnOS (CPU s per device; Primo-E's whole search)",
+                per_trace(lambda t: t["training"]["Primo-E"]["search_cpu_s"]),
+                per_trace(lambda t: t["training"]["LinnOS"]["train_cpu_s"]), ("Primo-E", "LinnOS"),
+                "5 s vs 564 s for 3 devices", "Primo vs LinnOS 3 × DNN (50 epochs), Table 5.5", "lower", "+.1f",
+                unit=" s"),
+        compare("Quantization costs LinnOS more accuracy than Primo-E (accuracy change, integer − float)",
+                per_trace(lambda t: t["quantization"]["LinnOS"]["int16"]["accuracy"]
+                          - t["quantization"]["LinnOS"]["float"]["accuracy"]),
+                per_trace(lambda t: t["quantization"]["Primo-E"]["integer_c"]["accuracy"]
+                          - t["quantization"]["Primo-E"]["float"]["accuracy"]),
+                ("LinnOS int16", "Primo-E integer C"), "> 2% drop vs negligible", "LinnOS vs Primo-E, Fig. 5.10a",
+                "lower", "+.2%"),
+        compare("Noisy inputs raise LinnOS's false-submit rate more than Primo-E's (noisy − clean)",
+                per_trace(lambda t: _noise_effect(t, "Primo-E")), per_trace(lambda t: _noise_effect(t, "LinnOS")),
+                ("Primo-E", "LinnOS"), "Primo stable, LinnOS degrades", "Primo-E vs LinnOS, Fig. 5.10b", "lower",
+                "+.4f"),
     ]
-    rows = [[what, published, *(measure(mode) for mode in modes)] for what, published, measure in claims]
-    headers = ["", "published (Primo chapter)", *(f"measured, `{h}` history" for h in ordered)]
-    return "## At a glance\n\n" + table_text(headers, rows) + (
-        f"\n\nMeans over the {len(modes[0]['traces'])} traces unless stated. `completed` = LinnOS's deployable "
-        "features (main result); "
-        "`submitted` = the artifact's features, which use latencies not known at prediction time. Oracle = a "
-        "perfect p85 classifier on every device (a reference, not a latency bound: a revoked fast read can "
-        "land on a faster replica).")
+    if "train_10pct" in traces[0]:
+        claims.append(compare(
+            "With 10% of the training data Primo-P keeps a higher slow recall than LinnOS",
+            per_trace(lambda t: t["train_10pct"]["Primo-P"]["slow_recall"]),
+            per_trace(lambda t: t["train_10pct"]["LinnOS"]["slow_recall"]), ("Primo-P", "LinnOS"),
+            "Primo above LinnOS", "Primo (PrDT) vs LinnOS, Fig. 5.19", "higher", "+.3f"))
+    return claims
+
+
+def _noise_effect(trace: dict, model: str) -> float:
+    r = trace["robustness"][model]
+    return r["noisy"]["false_submit_rate"] - r["clean"]["false_submit_rate"]
+
+
+def _claims_section(results: dict) -> str:
+    """The paper's claims judged in each history mode, then the facts that are not paired comparisons."""
+    main = results["settings"]["main_history"]
+    claims = paper_claims(results)
+    n = len(results["modes"][main]["traces"])
+    parts = ["## The paper's claims, judged by paired statistics",
+             f"Each row pairs the two sides on the same units ({n} trace(s): a trace's test reads, or the array "
+             "whose primary it is) and gives the mean of the per-unit differences a − b, its 95% bootstrap interval "
+             "over the units (scipy, 5,000 resamples, seed 0), their median, and a verdict from the interval and "
+             "the claim's direction: *holds* (the whole interval on the claimed side of 0), *does not hold* "
+             "(wholly on the other side), *within noise* (contains 0). With "
+             f"{n} unit(s) the interval is coarse"
+             + (": a bootstrap over 4 traces resamples only 4 values, so *holds* needs every trace to agree."
+                if n > 1 else ": one unit gives no interval at all.")
+             + " Relative rows (%) compare each unit's ratio with 1; the verdict judges the direction of the "
+             "claim, and the note says whether the paper's size of the change lies inside the interval. The paper's value is quoted with the exact "
+             "comparison and figure it comes from; it was measured on the paper's own SSDs and traces."]
+    for history in [main] + [h for h in claims if h != main]:
+        label = "main result" if history == main else "comparison only: latencies not known at prediction time"
+        parts.append(f"### `{history}` history ({label})\n\n" + "\n".join(claims_table(claims[history])).rstrip())
+    mode = results["modes"][main]
+    parts.append("Not paired comparisons (main mode): "
+                 + "; ".join(f"**{what}**: {measure(mode)} (paper: {paper})" for what, paper, measure in (
+                     ("Primo-E tree", "4 levels, 7 leaves, 3 features", _glance_tree),
+                     ("BO and tree size", "> 15× fewer nodes with BO", _glance_f1),
+                     ("F1 on the other traces' reads", "not reported", _glance_generalization),
+                     ("quantization", "LinnOS > 2% accuracy lost", _glance_quantization)))
+                 + ".")
+    return "\n\n".join(parts)
 
 
 def _reading(mode: dict) -> str:
@@ -142,29 +254,13 @@ def _reading(mode: dict) -> str:
         mean = sum(a[name]["mean_us"] < a["LinnOS"]["mean_us"] for a in arrays)
         lines.append(f"* **{name}** vs LinnOS: higher F1 on {f1} of {n} traces, fewer false submits on {fs} of {n} "
                      f"(more false revokes on {fr} of {n}); lower mean simulated latency on {mean} of {len(arrays)} "
-                     "arrays (both layouts).")
+                     f"arrays (layouts: {', '.join(f'`{layout}`' for layout in mode['simulation'])}).")
     oracle = [a["Oracle"]["mean_vs_base"] for a in arrays]
     lines.append(f"* Even the Oracle (a perfect p85 classifier) lowers the mean latency by only "
                  f"{_pct_span([1 - r for r in oracle])} in these arrays: only the slowest 15% of reads move, "
                  "and a replica is itself sometimes slow. The paper's −70% was measured on its own SSDs under a "
                  "background writer, a setting these traces do not reproduce.")
     return "\n".join(lines)
-
-
-def _glance_latency(mode: dict) -> str:
-    parts = []
-    for name in ("LinnOS", "Primo-E", "Primo-P", "Oracle"):
-        changes = [_change(_mean_over(mode["simulation"][layout], name, "mean_vs_base"))
-                   for layout in ("traces", "shifted") if layout in mode["simulation"]]
-        parts.append(f"{name} {' / '.join(changes)}")
-    return "; ".join(parts)
-
-
-def _glance_tail(mode: dict) -> str:
-    arrays = mode["simulation"]["traces"]
-    return "; ".join(f"{name} {_times(_mean_over(arrays, name, 'p99_vs_base', invert=True))} / "
-                     f"{_times(_mean_over(arrays, name, 'p99.9_vs_base', invert=True))}"
-                     for name in ("LinnOS", "Primo-P", "Oracle"))
 
 
 def _glance_f1(mode: dict) -> str:
@@ -183,21 +279,6 @@ def _glance_tree(mode: dict) -> str:
             f"{top} of {len(trees)}")
 
 
-def _glance_inference(mode: dict) -> str:
-    costs = {name: [t["inference_ns"][name]["median_ns"] for t in mode["traces"]] for name in ("LinnOS", "Primo-E")}
-    return (f"LinnOS {np.mean(costs['LinnOS']) / 1000:.1f} µs, Primo-E {np.mean(costs['Primo-E']):.0f} ns "
-            "(C in user space, thread CPU time)")
-
-
-def _glance_training(mode: dict) -> str:
-    tr = [t["training"] for t in mode["traces"]]
-    linnos = 3 * np.mean([t["LinnOS"]["train_cpu_s"] for t in tr])
-    search = 3 * np.mean([t["Primo-E"]["search_cpu_s"] for t in tr])
-    fit = 3 * np.mean([t["Primo-E"]["fit_cpu_s"] for t in tr])
-    return (f"LinnOS {linnos:.0f} s; Primo-E {search:.0f} s with its {tr[0]['Primo-E']['n_trials']}-trial search "
-            f"({linnos / search:.1f}×), {fit:.1f} s for the final fit alone ({linnos / fit:.0f}×)")
-
-
 def _glance_quantization(mode: dict) -> str:
     n = np.mean([t["n_test"] for t in mode["traces"]])
     q = [t["quantization"] for t in mode["traces"]]
@@ -210,34 +291,17 @@ def _glance_quantization(mode: dict) -> str:
     return "; ".join(parts) + f"; Primo trees (integer C): {trees} answers changed in all"
 
 
-def _glance_robustness(mode: dict) -> str:
-    parts = []
-    for name in ("LinnOS", "Primo-E", "Primo-P"):
-        r = [t["robustness"][name] for t in mode["traces"]]
-        clean = np.mean([x["clean"]["false_submit_rate"] for x in r])
-        noisy = np.mean([x["noisy"]["false_submit_rate"] for x in r])
-        f1 = np.mean([x["noisy"]["f1_slow"] - x["clean"]["f1_slow"] for x in r])
-        parts.append(f"{name} {_f(clean)} → {_f(noisy)} (F1 {_signed(f1, 3)})")
-    return "; ".join(parts)
-
-
-def _glance_less_data(mode: dict) -> str:
-    if "train_10pct" not in mode["traces"][0]:
-        return "not run"
-    parts = []
-    for name in ("LinnOS", "Primo-E", "Primo-P"):
-        recall = np.mean([t["train_10pct"][name]["slow_recall"] for t in mode["traces"]])
-        f1 = np.mean([t["train_10pct"][name]["f1_slow"] for t in mode["traces"]])
-        parts.append(f"{name} {_f(recall)} ({_f(f1)})")
-    return "; ".join(parts)
-
-
 def _glance_generalization(mode: dict) -> str:
-    parts = []
-    for name in ("LinnOS", "Primo-E", "Primo-P"):
-        f1 = np.asarray(mode["generalization"]["models"][name]["f1_slow"])
-        parts.append(f"{name} {_f(float(np.mean(f1[~np.eye(len(f1), dtype=bool)])))}")
-    return "; ".join(parts)
+    if len(mode["generalization"]["traces"]) < 2:
+        return "not measured (one trace)"
+    return "; ".join(f"{name} {_f(_off_diagonal_mean(mode['generalization']['models'][name]['f1_slow']))}"
+                     for name in ("LinnOS", "Primo-E", "Primo-P"))
+
+
+def _off_diagonal_mean(matrix) -> float:
+    """Mean of a square matrix's off-diagonal entries (models tested on the other traces)."""
+    values = np.asarray(matrix, dtype=float)
+    return float(np.mean(values[~np.eye(len(values), dtype=bool)]))
 
 
 def _queue_length(mode: dict) -> str:
@@ -281,6 +345,9 @@ def _classification(mode: dict) -> str:
 
 
 def _simulation(mode: dict, layout: str) -> str:
+    if layout not in mode["simulation"]:
+        return (f"### Simulated 3-device array, layout `{layout}`\n\nNot run: it needs at least 3 distinct traces "
+                f"and this run has {len(mode['traces'])}; a trace cannot be its own replica.")
     arrays = mode["simulation"][layout]
     rows, ratios = [], {}
     for primary, policies in arrays.items():
@@ -292,8 +359,8 @@ def _simulation(mode: dict, layout: str) -> str:
                          *(f"{s[f'{q}_us']:.0f}" for q in PERCENTILES),
                          _change(s["mean_vs_base"]), _times(1 / s["p99_vs_base"]), _times(1 / s["p99.9_vs_base"]),
                          _f(s["revoked_fraction"])])
-    what = ("each trace is the primary of an array whose replicas are the next two traces (file-name order, "
-            "cyclically), each device with its own models"
+    what = ("each trace is the primary of an array whose replicas are the next two traces (in the order given, "
+            "by default file-name order, cyclically), each device with its own models"
             if layout == "traces" else
             "each trace is its own three replicas, shifted in time by 0, 1/3 and 2/3 of its test window "
             "(one device model, uncorrelated slow periods)")
@@ -428,11 +495,12 @@ def _generalization(mode: dict) -> str:
     gen = mode["generalization"]
     names = [short_name(n) for n in gen["traces"]]
     summary, blocks = [], []
+    if len(names) < 2:
+        return "### Generalization across workloads\n\nNot measured: it needs at least 2 traces."
     for model, tables in gen["models"].items():
         f1 = np.asarray(tables["f1_slow"])
-        off = f1[~np.eye(len(f1), dtype=bool)]
-        summary.append([model, _f(float(np.mean(np.diag(f1)))), _f(float(np.mean(off))),
-                        _f(float(np.mean(np.asarray(tables["false_submit_rate"])[~np.eye(len(f1), dtype=bool)])))])
+        summary.append([model, _f(float(np.mean(np.diag(f1)))), _f(_off_diagonal_mean(f1)),
+                        _f(_off_diagonal_mean(tables["false_submit_rate"]))])
         if model in ("LinnOS", "Primo-E", "Primo-P"):
             blocks.append(f"F1 of **{model}** (row: trained on, column: tested on)\n\n"
                           + table_text(["trained on \\ tested on", *names],
@@ -447,7 +515,7 @@ def _generalization(mode: dict) -> str:
 
 def _assumptions(results: dict) -> str:
     mode = results["modes"].get(results["settings"]["main_history"]) or next(iter(results["modes"].values()))
-    base = [policies["Base"]["mean_us"] for policies in mode["simulation"]["traces"].values()]
+    base = [policies["Base"]["mean_us"] for layout in mode["simulation"].values() for policies in layout.values()]
     linnos_us = [t["inference_ns"]["LinnOS"]["median_ns"] / 1000 for t in mode["traces"]]
     other = [m for h, m in results["modes"].items() if h != results["settings"]["main_history"]]
     artifact_f1 = ([t["models"]["Primo-P"]["f1_slow"] for t in other[0]["traces"]] if other
@@ -486,11 +554,6 @@ def _assumptions(results: dict) -> str:
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _mean_over(arrays: dict, policy: str, key: str, invert: bool = False) -> float:
-    values = np.asarray([policies[policy][key] for policies in arrays.values()], dtype=float)
-    return float(np.mean(1 / values if invert else values))
 
 
 def _span(values) -> str:

@@ -213,12 +213,22 @@ def array_members(devices: Sequence, primary: int, layout: str, n_devices: int =
     ``n_devices`` times, shifted by 0, 1/n, 2/n... of its test window (same device model,
     uncorrelated slow periods).
 
+    The ``"traces"`` layout needs at least ``n_devices`` distinct devices (compared by their
+    ``name`` when they have one): with fewer, a trace would be its own replica, and its slow
+    periods would line up with themselves.
+
     Example
     -------
-    >>> array_members(["a", "b"], 1, "traces")
-    [('b', 0), ('a', 0), ('b', 0)]
+    >>> array_members(["a", "b", "c"], 1, "traces")
+    [('b', 0), ('c', 0), ('a', 0)]
     """
     if layout == "traces":
+        names = [getattr(device, "name", device) for device in devices]
+        if len(set(names)) != len(names):
+            raise ValueError(f"layout 'traces' needs distinct traces, got duplicates in {names}")
+        if len(devices) < n_devices:
+            raise ValueError(f"layout 'traces' needs at least {n_devices} distinct traces for a {n_devices}-device "
+                             f"array, got {len(devices)}; use layout 'shifted' (one trace shifted in time)")
         return [(devices[(primary + k) % len(devices)], 0) for k in range(n_devices)]
     if layout == "shifted":
         device = devices[primary]

@@ -51,6 +51,7 @@ logger = logging.getLogger(__name__)
 LABEL_RULE = "p85"  # the Primo chapter's LinnOS setting
 LINNOS_WEIGHT_BITS = (16, 8)
 DISTILLED = {"Primo-D (hard)": "hard", "Primo-D (soft)": "soft"}
+N_ARRAY_DEVICES = 3  # the paper's array: a primary and two replicas
 
 
 @dataclass(frozen=True)
@@ -249,6 +250,17 @@ def _less_data(X_train, y_train, X_test, y_test, settings: Settings) -> dict:
 # --------------------------------------------------------------------------- across traces
 
 
+def array_layouts(n_traces: int) -> tuple[str, ...]:
+    """The array layouts ``n_traces`` distinct traces allow: ``"shifted"`` always, ``"traces"`` from 3 on.
+
+    Example
+    -------
+    >>> array_layouts(1), array_layouts(3)
+    (('shifted',), ('traces', 'shifted'))
+    """
+    return ("traces", "shifted") if n_traces >= N_ARRAY_DEVICES else ("shifted",)
+
+
 def simulate(devices: list[TraceModels], layouts=("traces", "shifted")) -> dict:
     """Latency of every policy on each trace's arrays: ``{layout: {trace: {policy: summary}}}``.
 
@@ -260,7 +272,7 @@ def simulate(devices: list[TraceModels], layouts=("traces", "shifted")) -> dict:
     names = list(devices[0].predictors)
     for i, primary in enumerate(devices):
         for layout in layouts:
-            members = array_members(devices, i, layout)
+            members = array_members(devices, i, layout, N_ARRAY_DEVICES)
             array = [ReplicaDevice(f"{d.name}+{offset}us", d.test, offset) for d, offset in members]
             policies = [BASE] + [
                 FailoverPolicy(name, [d.predictors[name] for d, _ in members],

@@ -188,17 +188,23 @@ def claims_table(claims: list[Claim]) -> list[str]:
     for c in claims:
         d, spec = c.difference, c.number_format
         interval = ("no interval (one unit)" if math.isnan(d.low)
-                    else f"[{_number(d.low, spec)}, {_number(d.high, spec)}]")
+                    else f"[{format_number(d.low, spec)}, {format_number(d.high, spec)}]")
         verdict_text = c.verdict if not c.note else f"{c.verdict}; {c.note}"
         rows.append([c.statement, f"{c.paper_value} ({c.paper_source})" if c.paper_source else c.paper_value,
-                     c.measured, f"{_number(d.mean, spec)} {interval}",
-                     "–" if d.median is None else _number(d.median, spec), f"{d.n} {c.units}", verdict_text])
+                     c.measured, f"{format_number(d.mean, spec)} {interval}",
+                     "–" if d.median is None else format_number(d.median, spec), f"{d.n} {c.units}", verdict_text])
     return table(["claim", "paper (source)", "measured", f"paired difference a − b [{level} interval]", "median",
                   "units", "verdict"], rows)
 
 
-def _number(value: float, spec: str) -> str:
-    # A typographic minus, and no "−0.000" from a rounded tiny negative.
+def format_number(value: float, spec: str = "+.3f") -> str:
+    """``format(value, spec)`` with a typographic minus and no "−0.000" from a rounded tiny negative.
+
+    Example
+    -------
+    >>> format_number(-0.0421, "+.1%"), format_number(-1e-9)
+    ('−4.2%', '+0.000')
+    """
     text = format(value + 0.0, spec)
     if text.lstrip("+-").strip("0.%×") == "":
         text = text.replace("-", "+")

@@ -7,9 +7,10 @@ import pandas as pd
 import pytest
 
 import primo
-from adapters.linnos.casestudy import main
+from adapters.linnos.casestudy import check_traces, main, run
 from adapters.linnos.features import RAW_FEATURE_NAMES
-from adapters.linnos.study import TraceModels, generalization, simulate
+from adapters.linnos.study import Settings, TraceModels, generalization, simulate
+from adapters.linnos.trace import list_traces
 from tests.adapters.linnos.helpers import Constant
 
 
@@ -38,7 +39,9 @@ def test_quick_run_measures_every_model_in_both_modes(quick_run):
     assert trace["models"]["LinnOS"]["parameters"] == 31 * 256 + 256 + 256 + 1
     assert {"clean", "noisy"} <= set(trace["robustness"]["Primo-P"])
     assert trace["train_10pct"]["n_train"] == pytest.approx(0.1 * trace["n_train"], abs=1)
-    arrays = main_mode["simulation"]["traces"]
+    # Two traces: only the time-shifted array (the "traces" layout needs 3 distinct traces).
+    assert results["settings"]["layouts"] == ["shifted"] and set(main_mode["simulation"]) == {"shifted"}
+    arrays = main_mode["simulation"]["shifted"]
     for policies in arrays.values():
         assert {"Base", "LinnOS", "Primo-E", "Primo-P", "Oracle"} <= set(policies)
         assert policies["Base"]["mean_vs_base"] == 1.0
@@ -93,3 +96,38 @@ def test_simulation_and_generalization_on_constant_predictors():
     for i in range(3):  # a constant model errs the same on every target, whichever trace trained it
         np.testing.assert_allclose(never[i], slow)
         np.testing.assert_allclose(always[i], 1 - np.asarray(slow))
+
+
+def test_one_trace_one_history_runs_the_shifted_array(data_dir, tmp_path):
+    trace = list_traces(data_dir)[0]
+    tiny = Settings(epochs=2, n_trials=3, max_reads=2000, noise_seeds=1, c_passes=1)
+    results = run(None, tmp_path, tiny, histories=["submitted"], traces=[trace])
+    assert results["settings"]["main_history"] == "submitted" and list(results["modes"]) == ["submitted"]
+    mode = results["modes"]["submitted"]
+    assert set(mode["simulation"]) == {"shifted"}
+    array = mode["simulation"]["shifted"][trace.name]
+    assert len(array["devices"]) == 3 and len({d.split("+")[0] for d in array["devices"]}) == 1
+    claims = results["claims"]["submitted"]
+    assert claims and all(c["difference"]["n"] == 1 and c["verdict"] == "within noise" for c in claims)
+    readme = (tmp_path / "README.md").read_text()
+    assert f"--traces {trace.name}" in readme and "--history submitted" in readme
+    assert "Not run: it needs at least 3 distinct traces" in readme and "one unit gives no interval" in readme
+
+
+def test_trace_files_are_checked(tmp_path, data_dir):
+    trace = list_traces(data_dir)[0]
+    with pytest.raises(ValueError, match="given twice"):
+        check_traces([trace, trace.parent / "." / trace.name])  # the same file, spelled differently
+    digits = tmp_path / "mldrive0.csv"
+    digits.write_text(",".join(["0"] * 31 + ["250"]) + "\n")
+    with pytest.raises(ValueError, match="LinnOS training data"):
+        check_traces([digits])
+    with pytest.raises(FileNotFoundError, match="not found"):
+        check_traces([tmp_path / "missing.trace"])
+    with pytest.raises(ValueError, match="no trace files"):
+        check_traces([])
+
+
+def test_history_modes_are_checked(tmp_path):
+    with pytest.raises(ValueError, match="history modes"):
+        run(None, tmp_path, histories=["future"])

@@ -1,11 +1,13 @@
 """Failover simulator invariants on synthetic devices."""
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from adapters.linnos.features import RAW_FEATURE_NAMES
 from adapters.linnos.simulator import (
-    BASE, FailoverPolicy, OraclePredictor, ReplicaDevice, latency_summary, simulate_array,
+    BASE, FailoverPolicy, OraclePredictor, ReplicaDevice, array_members, latency_summary, simulate_array,
 )
 from tests.adapters.linnos.helpers import Constant
 
@@ -103,3 +105,19 @@ def test_bad_setups_are_rejected(array3):
         ReplicaDevice("x", pd.DataFrame({"submit_us": [0]}))
     with pytest.raises(ValueError, match="sorted"):
         ReplicaDevice("x", device_reads(0).iloc[::-1])
+
+
+def test_traces_layout_needs_three_distinct_traces():
+    assert array_members(["a", "b", "c"], 2, "traces") == [("c", 0), ("a", 0), ("b", 0)]
+    with pytest.raises(ValueError, match="at least 3 distinct traces"):
+        array_members(["a", "b"], 0, "traces")  # would build [a, b, a]: the primary its own third replica
+    with pytest.raises(ValueError, match="duplicates"):
+        array_members(["a", "b", "a"], 0, "traces")
+
+
+def test_shifted_layout_works_with_one_trace():
+    reads = device_reads(0)
+    members = array_members([SimpleNamespace(name="only", test=reads)], 0, "shifted")
+    span = int(reads["submit_us"].iloc[-1] - reads["submit_us"].iloc[0])
+    assert [offset for _, offset in members] == [0, span // 3, 2 * span // 3]
+    assert all(device.name == "only" for device, _ in members)
