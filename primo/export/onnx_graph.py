@@ -1,18 +1,21 @@
-"""ONNX export: PrDT and PrAM as one ONNX-ML ``TreeEnsemble`` (opset 5, float64) plus a few standard ops.
+"""ONNX export: PrDT and PrAM as an ONNX-ML ``TreeEnsembleRegressor`` (ai.onnx.ml opset 3) plus a few standard ops.
 
-A PrAM's shape functions are lookups over sorted bin edges, so each term becomes a small tree: a
-balanced binary search over the edges (O(log bins) per term instead of one comparison per edge, as
-earlier EBM converters do), with the term's scores in the leaves. Missing values are rewritten to -inf
-first (a real -inf to the lowest finite float, the same bin), so one ``x <= -inf`` test at the bottom
-of the lowest bin sends them to bin 0. A pair term is the search on its first feature with a search
-on the second under each leaf.
-Categorical searches end in an equality test, so unseen values reach the unseen bin. Multiclass models
-get one tree per term and class. The ensemble sums the trees; the intercept is added afterwards.
+A PrAM is binned the way interpret bins it, but each feature **once**: one small tree per feature
+searches the union of that feature's bin edges (main terms and pairs may be cut differently, see
+:func:`~primo.export.tables.share_binnings`) with a balanced binary search, and each of its leaves adds,
+for every term that reads the feature, that bin's share of the term's row-major index into one
+concatenated score table (pairs: ``bin_a · n_b + bin_b``, summed over the two features' trees). One
+``Gather`` then fetches every term's score and a ``ReduceSum`` adds them; the intercept comes last.
+Indices travel as float32 (the operator's output type), exact below 2^24 table entries. Missing
+values are rewritten to -inf first (a real -inf to the lowest finite float, the same bin), so one
+``x <= -inf`` test at the bottom of the lowest bin sends them to bin 0; categorical searches end in an
+equality test, so unseen values reach the unseen bin.
 
-A PrDT is its own tree: node thresholds in float64 applied to inputs rounded to float32 (as
-scikit-learn does), each node's missing-value direction kept, and the leaf number looked up in
-float64 tables. skl2onnx is not used because it sends missing values by ``x <= t`` regardless of the
-learned direction and returns float32 outputs.
+A PrDT is its own tree, built the way skl2onnx builds one (float32 inputs and thresholds): the input is
+rounded to float32 as scikit-learn does, each float64 threshold ``t`` becomes the largest float32
+``t32 <= t`` (for a float32 ``x``, ``x <= t`` ⟺ ``x <= t32``), each node's missing-value direction is kept
+(skl2onnx ignores it), and the tree returns the leaf number, which picks float64 probabilities or
+values from a table (skl2onnx returns float32 outputs).
 
 Graph input ``X``: float64 ``[N, n_features]`` (see :mod:`primo.export.tables` for missing values and
 categories). Text categories are passed as codes; the model's metadata property
@@ -36,56 +39,84 @@ from primo.export.codegen import json_literal
 from primo.export.tables import AdditiveTables, Binning, TreeTables, model_tables
 
 OPSET = 21
-ML_OPSET = 5
+ML_OPSET = 3  # TreeEnsembleRegressor, float64 thresholds through ``nodes_values_as_tensor``
 IR_VERSION = 10  # what onnxruntime ≥ 1.20 reads
-_LEQ = 0  # TreeEnsemble node mode BRANCH_LEQ
+#: PrAM score indices travel as float32 (the operator's output), exact up to 2^24.
+MAX_SCORE_ENTRIES = 2 ** 24
 
 
 class _Ensemble:
-    """Accumulates the node and leaf arrays of an ONNX-ML TreeEnsemble; a child is ("node"|"leaf", id)."""
+    """Accumulates the trees of one ``TreeEnsembleRegressor`` (output float32, one column per target).
 
-    def __init__(self):
-        self.feature, self.mode, self.split, self.missing_true = [], [], [], []
-        self.true_child, self.false_child = [], []
-        self.leaf_target, self.leaf_weight = [], []
-        self.roots: list[int] = []
+    A tree is built bottom-up as nested tuples, ``("leaf", {target: weight})`` or
+    ``("node", feature, split, missing_true, true_child, false_child)``, every node ``x <= split``
+    (onnxruntime runs single-mode ensembles on its faster path), and numbered in pre-order by
+    :meth:`add_tree`, root first.
+    """
 
-    def leaf(self, target: int, weight: float) -> tuple[str, int]:
-        self.leaf_target.append(int(target))
-        self.leaf_weight.append(float(weight))
-        return ("leaf", len(self.leaf_weight) - 1)
+    def __init__(self, *, float64_splits: bool):
+        self.float64_splits = float64_splits
+        self.tree, self.node_id, self.feature, self.split, self.missing_true = [], [], [], [], []
+        self.is_leaf, self.true_id, self.false_id = [], [], []
+        self.target_tree, self.target_node, self.target_id, self.target_weight = [], [], [], []
+        self.n_trees = 0
 
-    def node(self, feature: int, mode: int, split: float, true_child, false_child, missing_true=False):
-        self.feature.append(int(feature))
-        self.mode.append(mode)
-        self.split.append(float(split))
-        self.missing_true.append(int(bool(missing_true)))
-        self.true_child.append(true_child)
-        self.false_child.append(false_child)
-        return ("node", len(self.feature) - 1)
+    @staticmethod
+    def leaf(weights: dict[int, float]) -> tuple:
+        return ("leaf", weights)
 
-    def add_tree(self, root) -> None:
-        if root[0] == "leaf":  # a tree must start at a node: one whose branches meet at the leaf
-            root = self.node(0, _LEQ, 0.0, root, root)
-        self.roots.append(root[1])
+    @staticmethod
+    def node(feature: int, split: float, true_child: tuple, false_child: tuple, missing_true: bool = False) -> tuple:
+        return ("node", int(feature), float(split), bool(missing_true), true_child, false_child)
+
+    def add_tree(self, root: tuple) -> None:
+        tree, first = self.n_trees, len(self.node_id)
+        # An explicit stack: unpruned trees can be deeper than Python's recursion limit.
+        stack: list[tuple[tuple, int | None, list | None]] = [(root, None, None)]
+        while stack:
+            item, parent, side = stack.pop()
+            number = len(self.node_id) - first
+            if parent is not None:
+                side[parent] = number
+            self.tree.append(tree)
+            self.node_id.append(number)
+            self.true_id.append(0)
+            self.false_id.append(0)
+            if item[0] == "leaf":
+                self.is_leaf.append(True)
+                self.feature.append(0)
+                self.split.append(0.0)
+                self.missing_true.append(0)
+                for target, weight in sorted(item[1].items()):
+                    self.target_tree.append(tree)
+                    self.target_node.append(number)
+                    self.target_id.append(int(target))
+                    self.target_weight.append(float(weight))
+                continue
+            _, feature, split, missing_true, true_child, false_child = item
+            self.is_leaf.append(False)
+            self.feature.append(feature)
+            self.split.append(split)
+            self.missing_true.append(int(missing_true))
+            me = len(self.node_id) - 1
+            stack.append((false_child, me, self.false_id))
+            stack.append((true_child, me, self.true_id))  # popped first: numbered right after its parent
+        self.n_trees += 1
 
     def make_node(self, input_name: str, output_name: str, n_targets: int) -> onnx.NodeProto:
+        splits = np.asarray(self.split, dtype=np.float64 if self.float64_splits else np.float32)
+        split_attribute = ({"nodes_values_as_tensor": numpy_helper.from_array(splits)} if self.float64_splits
+                           else {"nodes_values": splits.tolist()})
         return helper.make_node(
-            "TreeEnsemble", [input_name], [output_name], domain="ai.onnx.ml",
-            aggregate_function=1,  # SUM
-            post_transform=0,  # NONE
-            n_targets=n_targets,
-            tree_roots=self.roots,
-            nodes_featureids=self.feature,
-            nodes_modes=numpy_helper.from_array(np.asarray(self.mode, dtype=np.uint8)),
-            nodes_splits=numpy_helper.from_array(np.asarray(self.split, dtype=np.float64)),
-            nodes_truenodeids=[c[1] for c in self.true_child],
-            nodes_trueleafs=[int(c[0] == "leaf") for c in self.true_child],
-            nodes_falsenodeids=[c[1] for c in self.false_child],
-            nodes_falseleafs=[int(c[0] == "leaf") for c in self.false_child],
+            "TreeEnsembleRegressor", [input_name], [output_name], domain="ai.onnx.ml",
+            aggregate_function="SUM", post_transform="NONE", n_targets=n_targets,
+            nodes_treeids=self.tree, nodes_nodeids=self.node_id, nodes_featureids=self.feature,
+            nodes_modes=["LEAF" if leaf else "BRANCH_LEQ" for leaf in self.is_leaf],
+            nodes_truenodeids=self.true_id, nodes_falsenodeids=self.false_id,
             nodes_missing_value_tracks_true=self.missing_true,
-            leaf_targetids=self.leaf_target,
-            leaf_weights=numpy_helper.from_array(np.asarray(self.leaf_weight, dtype=np.float64)),
+            target_treeids=self.target_tree, target_nodeids=self.target_node, target_ids=self.target_id,
+            target_weights=np.asarray(self.target_weight, dtype=np.float32).tolist(),
+            **split_attribute,
         )
 
 
@@ -128,7 +159,9 @@ class _Graph:
         self.outputs: list[onnx.ValueInfoProto] = []
 
     def constant(self, name: str, array: np.ndarray) -> str:
-        self.initializers.append(numpy_helper.from_array(array, name))
+        """An initializer; asking again for a name gives the first one (callers reuse e.g. ``axis1``)."""
+        if name not in {i.name for i in self.initializers}:
+            self.initializers.append(numpy_helper.from_array(array, name))
         return name
 
     def op(self, op_type: str, inputs: list[str], output: str, **attributes) -> str:
@@ -154,20 +187,20 @@ class _Graph:
 
 
 def _tree_graph(t: TreeTables, graph: _Graph) -> None:
-    ensemble = _Ensemble()
-    children: dict[int, tuple[str, int]] = {}
+    ensemble = _Ensemble(float64_splits=False)
+    children: dict[int, tuple] = {}
     # Children before parents: scikit-learn numbers every child after its parent.
     for node in reversed(range(len(t.left))):
         if t.left[node] == -1:
-            children[node] = ensemble.leaf(0, t.leaf_index[node])
+            children[node] = ensemble.leaf({0: t.leaf_index[node]})
         else:
-            children[node] = ensemble.node(t.feature[node], _LEQ, t.threshold[node], children[t.left[node]],
-                                           children[t.right[node]], missing_true=t.missing_left[node])
+            children[node] = ensemble.node(t.feature[node], _float32_at_most(t.threshold[node]),
+                                           children.pop(t.left[node]), children.pop(t.right[node]),
+                                           missing_true=t.missing_left[node])
     ensemble.add_tree(children[0])
-    as_float = graph.op("Cast", ["X"], "X_float32", to=TensorProto.FLOAT)
-    rounded = graph.op("Cast", [as_float], "X_rounded", to=TensorProto.DOUBLE)
+    rounded = graph.op("Cast", ["X"], "X_float32", to=TensorProto.FLOAT)
     graph.nodes.append(ensemble.make_node(rounded, "leaf_number", 1))
-    leaf = graph.op("Cast", [graph.op("Squeeze", ["leaf_number", graph.constant("axis1", np.array([1]))], "leaf_double")],
+    leaf = graph.op("Cast", [graph.op("Squeeze", ["leaf_number", graph.constant("axis1", np.array([1]))], "leaf_float")],
                     "leaf", to=TensorProto.INT64)
     if t.is_classifier:
         graph.op("Gather", [graph.constant("leaf_proba", t.leaf_values), leaf], "probabilities", axis=0)
@@ -179,19 +212,16 @@ def _tree_graph(t: TreeTables, graph: _Graph) -> None:
         graph.output("prediction", TensorProto.DOUBLE, [None])
 
 
+def _float32_at_most(threshold: float) -> float:
+    """The largest float32 ``t32 <= threshold``: for every float32 ``x``, ``x <= threshold`` ⟺ ``x <= t32``."""
+    t32 = np.float32(threshold)
+    if float(t32) > threshold:
+        t32 = np.nextafter(t32, np.float32(-np.inf))
+    return float(t32)
+
+
 def _additive_graph(t: AdditiveTables, graph: _Graph) -> None:
-    ensemble = _Ensemble()
-    for term in t.terms:
-        for k in range(t.n_scores):
-            ensemble.add_tree(_term_tree(ensemble, t, term.binnings, term.scores[..., k], k))
-    # Missing values become -inf and a real -inf becomes the lowest finite float (same bin, as every cut
-    # is finite), so "x <= -inf" singles out missing values without onnxruntime's per-node NaN checks.
-    lowest = graph.constant("lowest", np.array(np.finfo(np.float64).min))
-    finite_low = graph.op("Max", ["X", lowest], "X_no_minus_inf")
-    is_missing = graph.op("IsNaN", ["X"], "X_is_missing")
-    marked = graph.op("Where", [is_missing, graph.constant("minus_inf", np.array(-np.inf)), finite_low], "X_marked")
-    graph.nodes.append(ensemble.make_node(marked, "term_sum", t.n_scores))
-    scores = graph.op("Add", ["term_sum", graph.constant("intercept", t.intercept[np.newaxis, :])], "scores")
+    scores = _term_scores(t, graph)
     if not t.is_classifier:
         graph.op("Squeeze", [scores, graph.constant("axis1", np.array([1]))], "prediction")
         graph.output("prediction", TensorProto.DOUBLE, [None])
@@ -212,52 +242,85 @@ def _additive_graph(t: AdditiveTables, graph: _Graph) -> None:
     graph.classify(index, t)
 
 
-def _term_tree(ensemble: _Ensemble, t: AdditiveTables, binnings: tuple[int, ...], scores: np.ndarray, target: int):
-    """Search on the first binning; under each of its bins, the rest of the term (or a score leaf)."""
-    binning = t.binnings[binnings[0]]
+def _term_scores(t: AdditiveTables, graph: _Graph) -> str:
+    """``scores`` ``[N, n_scores]``: intercept + every term's score, each feature binned once."""
+    intercept = graph.constant("intercept", t.intercept[np.newaxis, :])
+    if not t.terms:  # the intercept alone, one row per input row
+        n_rows = graph.op("Shape", ["X"], "n_rows", start=0, end=1)
+        shape = graph.op("Concat", [n_rows, graph.constant("n_scores", np.array([t.n_scores]))], "scores_shape", axis=0)
+        return graph.op("Expand", [intercept, shape], "scores")
+    # Every term's table, flattened row-major and concatenated: term i starts at offsets[i].
+    tables = [term.scores.reshape(-1, t.n_scores) for term in t.terms]
+    offsets = np.cumsum([0] + [len(table) for table in tables])
+    if offsets[-1] > MAX_SCORE_ENTRIES:
+        raise ValueError(f"the PrAM has {offsets[-1]} score entries; ONNX export supports up to {MAX_SCORE_ENTRIES}")
+    # For each binning, the terms reading it and the stride of its bin in their row-major index.
+    readers: dict[int, list[tuple[int, int]]] = {}
+    for i, term in enumerate(t.terms):
+        strides = np.cumprod([1] + [t.binnings[b].n_bins for b in reversed(term.binnings[1:])])[::-1]
+        for b, stride in zip(term.binnings, strides):
+            readers.setdefault(b, []).append((i, int(stride)))
+    ensemble = _Ensemble(float64_splits=True)
+    offset_added = set()
+    for shared in t.shared_binnings:
+        # The first tree that reaches a term also adds the term's offset.
+        owned = {i for b in shared.level_bins for i, _ in readers.get(b, []) if i not in offset_added}
+        offset_added |= owned
 
-    def below(bin_index: int):
-        if len(binnings) == 1:
-            return ensemble.leaf(target, scores[bin_index])
-        return _term_tree(ensemble, t, binnings[1:], scores[bin_index], target)
+        def leaf(shared_bin: int, shared=shared, owned=owned):
+            weights = {i: float(offsets[i]) for i in owned}
+            for b, level_bins in shared.level_bins.items():
+                for i, stride in readers.get(b, []):
+                    weights[i] = weights.get(i, 0.0) + float(level_bins[shared_bin]) * stride
+            return ensemble.leaf({i: w for i, w in weights.items() if w != 0.0})
 
-    return _lookup_tree(ensemble, binning, below)
+        ensemble.add_tree(_lookup_tree(ensemble, shared.binning, leaf))
+    graph.nodes.append(ensemble.make_node("X", "term_index_float", len(t.terms)))
+    index = graph.op("Cast", ["term_index_float"], "term_index", to=TensorProto.INT64)
+    table = np.concatenate(tables)
+    if t.n_scores == 1:  # [N, terms], summed along its contiguous last axis (onnxruntime's fast reduction)
+        term_scores = graph.op("Gather", [graph.constant("term_tables", table[:, 0]), index], "term_scores", axis=0)
+        total = graph.op("ReduceSum", [term_scores, graph.constant("axis1", np.array([1]))], "term_sum", keepdims=1)
+    else:
+        term_scores = graph.op("Gather", [graph.constant("term_tables", table), index], "term_scores", axis=0)
+        total = graph.op("ReduceSum", [term_scores, graph.constant("axis1", np.array([1]))], "term_sum", keepdims=0)
+    return graph.op("Add", [total, intercept], "scores")
 
 
-def _lookup_tree(ensemble: _Ensemble, binning: Binning, below):
-    """Subtree routing a value to ``below(bin)`` by a balanced search; missing values arrive as -inf.
+def _lookup_tree(ensemble: _Ensemble, binning: Binning, below) -> tuple:
+    """Subtree routing a value to ``below(bin)`` by a balanced search.
 
-    Every node is ``x <= split`` (onnxruntime runs single-mode ensembles on a faster path), so a
-    strict ``x < c`` is written ``x <= c⁻`` with ``c⁻`` the largest float64 below ``c`` — the same test.
+    Every node is ``x <= split`` (so a strict ``x < c`` is written ``x <= c⁻``, with ``c⁻`` the largest
+    float64 below ``c``). NaN fails every comparison, so the root ``x <= +inf`` sends missing values,
+    and only them, to bin 0: one predictable test, without onnxruntime's per-node NaN checks.
     """
     f = binning.feature
     if binning.is_categorical:
         values, bins, unseen = binning.categories, binning.category_bins, binning.n_bins - 1
 
         def equal(i: int):  # reached only with x <= values[i] and x > values[i - 1]: x == values[i] iff x > values[i]⁻
-            return ensemble.node(f, _LEQ, _below(values[i]), below(unseen), below(int(bins[i])))
+            return ensemble.node(f, _below(values[i]), below(unseen), below(int(bins[i])))
 
         def search(lo: int, hi: int):  # the value can only be values[lo..hi]
             if lo == hi:
                 if hi < len(values) - 1:
                     return equal(lo)
-                return ensemble.node(f, _LEQ, values[hi], equal(hi), below(unseen))  # no upper bound yet
+                return ensemble.node(f, values[hi], equal(hi), below(unseen))  # no upper bound yet
             mid = (lo + hi) // 2
-            return ensemble.node(f, _LEQ, values[mid], search(lo, mid), search(mid + 1, hi))
+            return ensemble.node(f, values[mid], search(lo, mid), search(mid + 1, hi))
 
         present = search(0, len(values) - 1) if len(values) else below(unseen)
-        return ensemble.node(f, _LEQ, -np.inf, below(0), present)
     else:
         cuts = binning.cuts
 
         def search(lo: int, hi: int):  # bins lo..hi; bin k holds cuts[k-2] <= x < cuts[k-1]
             if lo == hi:
-                # Only the lowest bin's range holds -inf, i.e. the missing values: tested there, off the main path.
-                return ensemble.node(f, _LEQ, -np.inf, below(0), below(1)) if lo == 1 else below(lo)
+                return below(lo)
             mid = (lo + hi) // 2
-            return ensemble.node(f, _LEQ, _below(cuts[mid - 1]), search(lo, mid), search(mid + 1, hi))
+            return ensemble.node(f, _below(cuts[mid - 1]), search(lo, mid), search(mid + 1, hi))
 
-        return search(1, len(cuts) + 1)
+        present = search(1, len(cuts) + 1)
+    return ensemble.node(f, np.inf, present, below(0))
 
 
 def _below(value: float) -> float:

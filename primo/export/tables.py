@@ -25,6 +25,7 @@ True
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -180,6 +181,57 @@ class Binning:
 
 
 @dataclass(frozen=True)
+class SharedBinning:
+    """One feature binned **once** for every binning of it (interpret bins main terms and pairs apart).
+
+    ``binning`` cuts the feature at the union of its binnings' edges (or categories); for each of
+    its binnings ``b``, ``level_bins[b][s]`` is the bin of ``b`` that shared bin ``s`` lies in (shared
+    bin 0 is missing, the last one unseen). Batch predictors look every feature up once and gather
+    each term's bins from these small maps.
+    """
+
+    binning: Binning
+    level_bins: dict[int, np.ndarray]
+
+
+def share_binnings(binnings: list[Binning]) -> list[SharedBinning]:
+    """One :class:`SharedBinning` per feature that ``binnings`` cut, in feature order.
+
+    Example
+    -------
+    >>> fine = Binning(feature=0, n_bins=5, cuts=np.array([1.0, 2.0]))
+    >>> coarse = Binning(feature=0, n_bins=4, cuts=np.array([2.0]))
+    >>> shared = share_binnings([fine, coarse])[0]
+    >>> shared.level_bins[1].tolist()  # shared bins: missing, <1, [1, 2), >=2, unseen
+    [0, 1, 1, 2, 3]
+    """
+    by_feature: dict[int, list[int]] = {}
+    for index, binning in enumerate(binnings):
+        by_feature.setdefault(binning.feature, []).append(index)
+    shared = []
+    for feature in sorted(by_feature):
+        members = by_feature[feature]
+        if binnings[members[0]].is_categorical:
+            values = np.unique(np.concatenate([binnings[b].categories for b in members]))
+            union = Binning(feature=feature, n_bins=len(values) + 2, categories=values,
+                            category_bins=np.arange(1, len(values) + 1, dtype=np.intp))
+            # A shared bin's value is its category; missing (0) and unseen stay missing and unseen.
+            representatives = np.r_[np.nan, values, np.nan]
+        else:
+            cuts = np.unique(np.concatenate([binnings[b].cuts for b in members]))
+            union = Binning(feature=feature, n_bins=len(cuts) + 3, cuts=cuts)
+            # Shared bin s >= 2 starts at cuts[s - 2]; bin 1 lies below every cut.
+            representatives = np.r_[np.nan, -np.inf, cuts, np.nan]
+        level_bins = {}
+        for b in members:
+            mapped = binnings[b].lookup(representatives)
+            mapped[-1] = binnings[b].n_bins - 1
+            level_bins[b] = mapped
+        shared.append(SharedBinning(binning=union, level_bins=level_bins))
+    return shared
+
+
+@dataclass(frozen=True)
 class Term:
     """One shape function (one binning) or pair (two binnings) with its score table.
 
@@ -221,10 +273,20 @@ class AdditiveTables:
     def n_features(self) -> int:
         return len(self.feature_names)
 
+    @functools.cached_property
+    def shared_binnings(self) -> list[SharedBinning]:
+        """Each feature's binnings merged into one lookup (:func:`share_binnings`)."""
+        return share_binnings(self.binnings)
+
     def bins(self, X) -> list[np.ndarray]:
-        """Bin index of every row for every binning."""
+        """Bin index of every row for every binning; each feature is looked up once."""
         X = np.asarray(X)
-        return [binning.lookup(X[:, binning.feature]) for binning in self.binnings]
+        bins: list[np.ndarray] = [None] * len(self.binnings)  # type: ignore[list-item]
+        for shared in self.shared_binnings:
+            shared_bins = shared.binning.lookup(X[:, shared.binning.feature])
+            for b, level_bins in shared.level_bins.items():
+                bins[b] = level_bins[shared_bins]
+        return bins
 
     def decision_function(self, X) -> np.ndarray:
         """Raw scores, shape (n_rows, n_scores)."""

@@ -1,0 +1,104 @@
+"""PrAM batch paths bin each feature once (issue 19): shared binnings, ONNX and tables on real rows.
+
+interpret cuts a feature differently for main terms and pairs; the batch paths look each feature up
+once over the union of its edges and map that bin to every binning. These tests check the maps on
+edge values, that the ONNX graph holds one search tree per feature, and that ONNX and the tables
+give Python's predictions on Clara-MS, LinnOS and a table with text, category and missing values.
+"""
+import warnings
+
+import numpy as np
+import onnx
+import pandas as pd
+import pytest
+
+import primo
+from primo.export import encode_categories, model_tables, to_onnx
+from primo.export.tables import Binning, share_binnings
+from tests.primo.export.runners import onnx_outputs
+from tests.primo.tables_any import housing
+
+TOLERANCE = 1e-9
+
+
+def test_shared_bin_maps_give_each_binnings_own_bin():
+    rng = np.random.default_rng(0)
+    fine = Binning(feature=0, n_bins=8, cuts=np.array([-1.5, 0.0, 0.25, 1.0, 7.0]))
+    coarse = Binning(feature=0, n_bins=5, cuts=np.array([0.0, 0.3]))  # 0.3: an edge only the coarse one has
+    categories = Binning(feature=1, n_bins=4, categories=np.array([1.0, 4.0]), category_bins=np.array([2, 1]))
+    other = Binning(feature=1, n_bins=3, categories=np.array([4.0]), category_bins=np.array([1]))
+    binnings = [fine, coarse, categories, other]
+    shared = share_binnings(binnings)
+    assert [s.binning.feature for s in shared] == [0, 1]
+    edges = np.r_[fine.cuts, coarse.cuts, np.nextafter(fine.cuts, -np.inf), np.nextafter(coarse.cuts, np.inf)]
+    values = np.r_[edges, rng.normal(0, 3, 200), np.nan, np.inf, -np.inf]
+    labels = np.r_[1.0, 4.0, 2.0, -1.0, np.nan, 0.5]
+    for s in shared:
+        column = values if s.binning.feature == 0 else labels
+        shared_bins = s.binning.lookup(column)
+        for b, level_bins in s.level_bins.items():
+            np.testing.assert_array_equal(level_bins[shared_bins], binnings[b].lookup(column))
+
+
+@pytest.fixture(scope="module")
+def clara_ms(data_dir):
+    train = pd.read_csv(data_dir / "clara" / "ms_train.csv")
+    test = pd.read_csv(data_dir / "clara" / "ms_test.csv")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = primo.PrAMRegressor(interactions=4, max_rounds=300, outer_bags=1, n_jobs=1,
+                                    random_state=0).fit(train.drop(columns="cores"), train["cores"])
+    return model, test.drop(columns="cores")
+
+
+def _n_trees(proto: onnx.ModelProto) -> int:
+    (ensemble,) = [n for n in proto.graph.node if n.op_type == "TreeEnsembleRegressor"]
+    return len(set(next(a.ints for a in ensemble.attribute if a.name == "nodes_treeids")))
+
+
+def test_clara_ms_onnx_and_tables_equal_python_with_one_tree_per_feature(clara_ms):
+    model, X_test = clara_ms
+    tables = model_tables(model)
+    assert any(len(term.binnings) == 2 for term in tables.terms)
+    # Pairs use a coarser binning: more binnings than features, yet one search per feature.
+    assert len(tables.binnings) > len(tables.shared_binnings)
+    proto = to_onnx(model)
+    assert _n_trees(proto) == len(tables.shared_binnings)
+    rows = X_test.to_numpy(dtype=np.float64)
+    expected = model.predict(X_test)
+    np.testing.assert_allclose(onnx_outputs(proto, rows)["prediction"], expected, rtol=0, atol=TOLERANCE)
+    np.testing.assert_allclose(tables.predict(rows), expected, rtol=0, atol=TOLERANCE)
+
+
+@pytest.mark.parametrize("name", ["pram_binary", "pram_multiclass", "pram_regressor"])
+def test_linnos_onnx_has_one_tree_per_feature(name, models):
+    model, X_check = models[name]
+    tables = model_tables(model)
+    proto = to_onnx(model)
+    assert _n_trees(proto) == len(tables.shared_binnings) <= tables.n_features
+    rows = encode_categories(tables, X_check)
+    out = onnx_outputs(proto, rows)
+    if tables.is_classifier:
+        np.testing.assert_array_equal(out["label"], model.predict(X_check))
+        np.testing.assert_allclose(out["probabilities"], model.predict_proba(X_check), rtol=0, atol=TOLERANCE)
+    else:
+        np.testing.assert_allclose(out["prediction"], model.predict(X_check), rtol=0, atol=TOLERANCE)
+
+
+def test_text_category_and_missing_columns_with_pairs():
+    X, y = housing(n=300, seed=2)
+    X.loc[::9, "kind"] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = primo.PrAMClassifier(interactions=4, max_rounds=200, outer_bags=1, n_jobs=1,
+                                     random_state=0).fit(X, y > 300)
+    check, _ = housing(n=150, seed=3)
+    check.loc[::5, "city"] = "Oslo"  # unseen
+    check.loc[::7, "dist_center_km"] = np.nan
+    tables = model_tables(model)
+    rows = encode_categories(tables, check)
+    out = onnx_outputs(to_onnx(model), rows)
+    np.testing.assert_array_equal(out["label"], model.predict(check))
+    np.testing.assert_allclose(out["probabilities"], model.predict_proba(check), rtol=0, atol=TOLERANCE)
+    np.testing.assert_allclose(tables.decision_function(rows)[:, 0], model.decision_function(check), rtol=0,
+                               atol=TOLERANCE)
