@@ -3,6 +3,7 @@
 Modules:
 
 * ``trace``: load and validate FlashNet block traces; pending (in-flight) I/O counts.
+* ``training_data``: load LinnOS's own per-read training data (its digit-encoded lines).
 * ``features``: LinnOS's per-read features (31-digit and 9-raw encodings), slow thresholds
   (CDF inflection point or percentile) and labels.
 * ``linnos_net``: the LinnOS 31-256-2 network with biased training, and its integer version.
@@ -14,6 +15,7 @@ Modules:
 * ``simulator``: trace-driven failover simulation of a 3-replica array.
 * ``evaluate``: ``python -m adapters.linnos.evaluate``, the phase-1 measurements.
 * ``study``: the phase-2 measurements of one trace, the failover arrays, the cross-trace test.
-* ``casestudy``: ``primo casestudy linnos``, writing ``results.json``, ``README.md`` (``readme``),
+* ``casestudy``: ``primo casestudy linnos [--traces FILE...] [--history H]``, writing ``results.json``,
+  ``README.md`` (``readme``, with the paper's claims judged by ``primo.report.claims``),
   HTML reports, model files and integer C headers.
 """
