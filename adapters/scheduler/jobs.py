@@ -332,6 +332,73 @@ def load_alibaba_pods(path: str | os.PathLike, *, source: str = "alibaba-gpu-202
     return _finish(df[positive].copy(), pd.Timestamp(0), source)
 
 
+JOB_FORMATS = ("swf", "helios", "alibaba")
+"""Job-log formats :func:`load_jobs` reads."""
+
+
+def detect_format(path: str | os.PathLike) -> str:
+    """The format of a job log, from its content (not its name): ``"swf"``, ``"helios"`` or ``"alibaba"``.
+
+    An SWF log's first data line (after ``;`` comments) holds at least 18 numbers; a CSV is
+    Helios' ``cluster_log.csv`` when its header has the Helios columns, the Alibaba GPU-2023
+    pod list when it has :data:`ALIBABA_COLUMNS`.
+
+    Raises
+    ------
+    ValueError naming the file and what its first line looks like when it is none of these.
+
+    Example
+    -------
+    >>> detect_format("NASA-iPSC-1993-3.1-cln.swf.gz")  # doctest: +SKIP
+    'swf'
+    """
+    path = Path(path)
+    with _open_text(path) as fh:
+        first = next((line.strip() for line in fh if line.strip() and not line.lstrip().startswith(";")), "")
+    fields = first.split()
+    if len(fields) >= len(SWF_FIELDS):
+        try:
+            [float(f) for f in fields[:len(SWF_FIELDS)]]
+            return "swf"
+        except ValueError:
+            pass
+    header = {c.strip().strip('"') for c in first.split(",")}
+    if set(ALIBABA_COLUMNS) <= header:
+        return "alibaba"
+    if {"job_id", "user", "vc", "gpu_num", "submit_time", "duration"} <= header:
+        return "helios"
+    raise ValueError(f"{path}: not a job log Primo reads (SWF, Helios cluster_log.csv or Alibaba GPU-2023 "
+                     f"pod list); its first line starts {first[:80]!r}")
+
+
+def load_jobs(path: str | os.PathLike, format: str | None = None, *, procs_per_gpu: int = 1) -> pd.DataFrame:
+    """Load any supported job log into the job-table schema, its format detected or named.
+
+    Parameters
+    ----------
+    path : the log file (``.swf``/``.swf.gz``, Helios ``cluster_log.csv``, Alibaba pod list CSV).
+    format : one of :data:`JOB_FORMATS`; detected from the content when None.
+    procs_per_gpu : SWF only: processors that count as one GPU.
+
+    Example
+    -------
+    >>> jobs = load_jobs("KTH-SP2-1996-2.1-cln.swf.gz")  # doctest: +SKIP
+    >>> jobs.attrs["format"]  # doctest: +SKIP
+    'swf'
+    """
+    format = format or detect_format(path)
+    if format == "swf":
+        jobs = load_swf(path, procs_per_gpu=procs_per_gpu)
+    elif format == "helios":
+        jobs = load_helios(path)
+    elif format == "alibaba":
+        jobs = load_alibaba_pods(path, source=Path(path).name.split(".")[0])
+    else:
+        raise ValueError(f"format must be one of {JOB_FORMATS}, got {format!r}")
+    jobs.attrs["format"] = format
+    return jobs
+
+
 def time_split(jobs: pd.DataFrame, boundary) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Split a job table (or any frame with ``submit_time``) at a point in time.
 

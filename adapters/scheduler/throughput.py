@@ -82,14 +82,15 @@ def _span(bins: int) -> str:
     return f"{minutes}min"
 
 
-def calendar_features(index: pd.DatetimeIndex, holidays=()) -> pd.DataFrame:
+def calendar_features(index: pd.DatetimeIndex, holidays=None) -> pd.DataFrame:
     """Calendar terms of each bin: hour, bin within the hour, day of week, weekend, day of month.
 
     Parameters
     ----------
     index : bin start times.
     holidays : dates (anything ``pandas.Timestamp`` accepts) flagged in a ``holiday`` column;
-        the column is omitted when empty.
+        None omits the column; an empty collection keeps it, all zeros (a model trained on a
+        trace's holidays, used on a trace whose holidays are unknown).
 
     Example
     -------
@@ -103,7 +104,7 @@ def calendar_features(index: pd.DatetimeIndex, holidays=()) -> pd.DataFrame:
         "weekend": (index.day_of_week >= 5).astype(int),
         "day_of_month": index.day,
     }, index=index)
-    if len(holidays):
+    if holidays is not None:
         days = pd.DatetimeIndex([pd.Timestamp(d) for d in holidays]).normalize()
         feats["holiday"] = index.normalize().isin(days).astype(int)
     return feats
@@ -165,7 +166,7 @@ def history_features(series: pd.Series, *, horizon: int = 1, lags=DEFAULT_LAGS,
 
 def throughput_dataset(frame: pd.DataFrame, target: str = "submit_gpu_job", *, sources=TARGETS,
                        horizon: int = 1, lags=DEFAULT_LAGS, windows=DEFAULT_WINDOWS,
-                       seasonal_days: int = 7, holidays=()) -> tuple[pd.DataFrame, pd.Series]:
+                       seasonal_days: int = 7, holidays=None) -> tuple[pd.DataFrame, pd.Series]:
     """Features and target for one-step-ahead throughput forecasting.
 
     Parameters
@@ -213,7 +214,7 @@ def split_train_test(X: pd.DataFrame, y: pd.Series, test_start=TEST_START):
 def evaluate_throughput_models(data_dir, target: str = "submit_gpu_job", *, models=BASELINE_NAMES,
                                include_ebm: bool = True, include_l1: bool = True, random_state: int = 0,
                                n_jobs: int = 1, ebm_params: dict | None = None,
-                               holidays=()) -> pd.DataFrame:
+                               holidays=None) -> pd.DataFrame:
     """Train each model on April–August and report September MAE and timings.
 
     Besides the baselines with default settings (as Lucid ran them) and the bounded EBM,

@@ -357,9 +357,88 @@ def _codes(values: pd.Series, known: pd.Index) -> np.ndarray:
     return known.get_indexer(values.astype(str))
 
 
-def workload_dataset(jobs: pd.DataFrame, boundary, *, name_mode: str = "cluster",
+def _ids(values, known: pd.Index, encoding: str):
+    """An id column: ordinal codes (-1 unseen), or a pandas ``category`` of the training ids (unseen: missing)."""
+    if encoding == "ordinal":
+        return _codes(pd.Series(values), known)
+    text, categories = pd.Series(values).astype(str), known.astype(str)
+    return pd.Categorical(text.where(text.isin(categories)), categories=categories)
+
+
+def default_name_mode(jobs: pd.DataFrame) -> str:
+    """How :func:`workload_dataset` reads the ``name`` column when not told.
+
+    ``"none"`` when no job has a name (Alibaba pods, most SWF logs), ``"exact"`` when every name is a
+    number (SWF application ids), else ``"cluster"`` (free-text names: Levenshtein buckets, as Helios).
+
+    Example
+    -------
+    >>> default_name_mode(pd.DataFrame({"name": ["", ""]}))
+    'none'
+    """
+    names = jobs["name"].astype(str)
+    named = names[names != ""]
+    if named.empty:
+        return "none"
+    return "exact" if named.str.fullmatch(r"-?\d+").all() else "cluster"
+
+
+def finished_by(jobs: pd.DataFrame, time: float) -> pd.DataFrame:
+    """The jobs of a trace that had ended by ``time`` (:func:`job_end_times`), in the order they ended.
+
+    This is all a scheduler starting at ``time`` can know of the trace's durations: a job
+    submitted earlier but still running at ``time`` is excluded.
+
+    Example
+    -------
+    >>> finished_by(jobs, test_start)["duration"].max()  # doctest: +SKIP
+    """
+    ends = job_end_times(jobs)
+    done = np.flatnonzero(ends <= time)
+    return jobs.iloc[done[np.argsort(ends[done], kind="stable")]]
+
+
+class OnlineRollingEstimator:
+    """The rolling estimate ``P_R`` as a simulator duration estimator (``estimate``, ``observe``).
+
+    It is the same :class:`RollingEstimator` the Primo scheduler merges with its model, so QSSF with
+    the rolling estimate alone and QSSF with the Primo model differ only in the model.
+
+    Parameters
+    ----------
+    rolling : the estimator (it may already hold a warm start of finished jobs).
+
+    Example
+    -------
+    >>> est = OnlineRollingEstimator(RollingEstimator(similarity_threshold=1.0))
+    >>> est.observe({"user": "a", "name": "7", "gpu_num": 1, "duration": 60.0})
+    >>> est.estimate({"user": "a", "name": "7", "gpu_num": 1})
+    60.0
+    """
+
+    def __init__(self, rolling: RollingEstimator):
+        self.rolling = rolling
+
+    @staticmethod
+    def _field(job, key):
+        return job[key] if isinstance(job, dict) else getattr(job, key)
+
+    def _record(self, job) -> dict:
+        return {"user": str(self._field(job, "user")), "name": str(self._field(job, "name")),
+                "gpu_num": int(self._field(job, "gpu_num"))}
+
+    def estimate(self, job) -> float:
+        return float(self.rolling.estimate(self._record(job)))
+
+    def observe(self, job) -> None:
+        """A job finished: its duration joins the history."""
+        self.rolling.update({**self._record(job), "duration": float(self._field(job, "duration"))})
+
+
+def workload_dataset(jobs: pd.DataFrame, boundary, *, name_mode: str = "auto",
                      extra_features=(), estimator: RollingEstimator | None = None,
-                     clusterer: NameClusterer | None = None) -> WorkloadData:
+                     clusterer: NameClusterer | None = None, id_encoding: str = "ordinal",
+                     max_train_jobs: int | None = None) -> WorkloadData:
     """Build the Workload Estimate Model data with a time split at ``boundary``.
 
     Categorical codes (user, vc, name bucket) are learned from the training jobs only;
@@ -372,17 +451,26 @@ def workload_dataset(jobs: pd.DataFrame, boundary, *, name_mode: str = "cluster"
     jobs : job table (see :mod:`adapters.scheduler.jobs`).
     boundary : split point, as in :func:`adapters.scheduler.jobs.time_split`.
     name_mode : ``"cluster"`` (Levenshtein + affinity propagation buckets), ``"exact"``
-        (names are application ids: one code each) or ``"none"`` (no name feature).
+        (names are application ids: one code each), ``"none"`` (no name feature) or ``"auto"``
+        (:func:`default_name_mode`: works on a log without names).
     extra_features : further numeric columns of ``jobs`` known at submit time (``req_time``...).
     estimator : rolling estimator to use (a default one when omitted).
     clusterer : name clusterer for ``name_mode="cluster"`` (a default one when omitted).
+    id_encoding : ``"ordinal"`` (user, vc, name as integer codes in training order, -1 unseen) or
+        ``"categorical"`` (pandas ``category`` columns of the training ids, unseen ones missing):
+        a user id is a label, not a quantity, and PrDT/PrAM split categories as categories.
+    max_train_jobs : keep only the latest training jobs (history features still use the whole trace).
 
     Example
     -------
     >>> data = workload_dataset(jobs, "1993-12-01", name_mode="exact")  # doctest: +SKIP
     """
+    if name_mode == "auto":
+        name_mode = default_name_mode(jobs)
     if name_mode not in ("cluster", "exact", "none"):
-        raise ValueError(f"name_mode must be 'cluster', 'exact' or 'none', got {name_mode!r}")
+        raise ValueError(f"name_mode must be 'auto', 'cluster', 'exact' or 'none', got {name_mode!r}")
+    if id_encoding not in ("ordinal", "categorical"):
+        raise ValueError(f"id_encoding must be 'ordinal' or 'categorical', got {id_encoding!r}")
     missing = [c for c in extra_features if c not in jobs.columns]
     if missing:
         raise ValueError(f"extra_features {missing} are not columns of the job table")
@@ -390,19 +478,24 @@ def workload_dataset(jobs: pd.DataFrame, boundary, *, name_mode: str = "cluster"
     train, test = time_split(jobs, boundary)
     if train.empty or test.empty:
         raise ValueError(f"boundary {boundary!r} leaves an empty train or test set")
+    if max_train_jobs is not None and len(train) > max_train_jobs:
+        dropped = train.index[:len(train) - max_train_jobs]
+        jobs, history, train = jobs.drop(index=dropped), history.drop(index=dropped), train.iloc[-max_train_jobs:]
     stamps = submit_timestamps(jobs)
     X = pd.DataFrame({
-        "user": _codes(jobs["user"], pd.Index(train["user"].astype(str).unique())),
-        "vc": _codes(jobs["vc"], pd.Index(train["vc"].astype(str).unique())),
+        "user": _ids(jobs["user"], pd.Index(train["user"].astype(str).unique()), id_encoding),
+        "vc": _ids(jobs["vc"], pd.Index(train["vc"].astype(str).unique()), id_encoding),
         "gpu_num": jobs["gpu_num"].astype(float),
         "cpu_num": jobs["cpu_num"].astype(float),
         "hour": stamps.dt.hour.to_numpy(),
         "day_of_week": stamps.dt.day_of_week.to_numpy(),
     }, index=jobs.index)
     if name_mode == "cluster":
-        X["name"] = (clusterer or NameClusterer()).fit(train["name"]).transform(jobs["name"])
+        buckets = (clusterer or NameClusterer()).fit(train["name"]).transform(jobs["name"])
+        X["name"] = buckets if id_encoding == "ordinal" else _ids(
+            buckets, pd.Index(np.unique(buckets[jobs.index.isin(train.index)])), id_encoding)
     elif name_mode == "exact":
-        X["name"] = _codes(jobs["name"], pd.Index(train["name"].astype(str).unique()))
+        X["name"] = _ids(jobs["name"], pd.Index(train["name"].astype(str).unique()), id_encoding)
     for col in extra_features:
         X[col] = jobs[col].astype(float)
     hist = history.copy()
@@ -417,6 +510,11 @@ def workload_dataset(jobs: pd.DataFrame, boundary, *, name_mode: str = "cluster"
     return WorkloadData(X[~is_test], jobs.loc[~is_test, "duration"], X[is_test],
                         jobs.loc[is_test, "duration"], jobs.loc[is_test, "gpu_num"].to_numpy(float),
                         history.loc[is_test, "rolling_estimate"].to_numpy(), cases)
+
+
+def _category_codes(X: pd.DataFrame) -> pd.DataFrame:
+    """``category`` columns replaced by their integer codes (-1 for missing/unseen)."""
+    return X.assign(**{c: X[c].cat.codes for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype)})
 
 
 def evaluate_workload_models(data: WorkloadData, *, models=BASELINE_NAMES, include_ebm: bool = True,
@@ -454,7 +552,10 @@ def evaluate_workload_models(data: WorkloadData, *, models=BASELINE_NAMES, inclu
 
     rows, predictions = [], {}
     for name, model in candidates.items():
-        run = fit_predict_timed(model, data.X_train, y_fit, data.X_test)
+        X_train, X_test = data.X_train, data.X_test
+        if name not in ("lightgbm", "ebm"):  # the others take numbers only: category columns as codes
+            X_train, X_test = _category_codes(X_train), _category_codes(X_test)
+        run = fit_predict_timed(model, X_train, y_fit, X_test)
         pred = run.prediction
         if log_target:
             # keep log-space predictions inside the training range: expm1 turns a network's

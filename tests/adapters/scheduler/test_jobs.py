@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from adapters.scheduler.jobs import (JOB_COLUMNS, last_month_start, load_alibaba_pods, load_helios,
-                                     load_swf, read_swf, submit_timestamps, time_split)
+from adapters.scheduler.jobs import (JOB_COLUMNS, detect_format, last_month_start, load_alibaba_pods, load_helios,
+                                     load_jobs, load_swf, read_swf, submit_timestamps, time_split)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -131,3 +131,28 @@ def test_real_alibaba_pods(data_dir):
     assert row["gpu_num"] == 1 and row["gpu_milli"] == 460 and row["vc"] == "LS"
     assert row["duration"] == 12902960 - 427061
     assert (pods["user"] == "").all() and (pods["queue_delay"] >= 0).all()
+
+
+def test_format_is_detected_from_the_content_not_the_name(tmp_path):
+    swf_copy = tmp_path / "log.csv"  # a misleading suffix
+    shutil.copy(FIXTURES / "tiny.swf", swf_copy)
+    assert detect_format(swf_copy) == "swf"
+    gz = tmp_path / "log.swf.gz"
+    with open(FIXTURES / "tiny.swf", "rb") as src, gzip.open(gz, "wb") as dst:
+        dst.write(src.read())
+    assert detect_format(gz) == "swf" and load_jobs(gz).attrs["format"] == "swf"
+    assert detect_format(FIXTURES / "helios_cluster_log.csv") == "helios"
+    helios = load_jobs(FIXTURES / "helios_cluster_log.csv")
+    check_schema(helios)
+    assert helios.attrs["format"] == "helios"
+    alibaba = tmp_path / "pods.csv"
+    alibaba.write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli,qos,pod_phase,creation_time,deletion_time,"
+                       "scheduled_time\np1,1000,100,1,1000,LS,Running,0,100,10\np2,1000,100,1,500,BE,Running,5,60,6\n")
+    assert detect_format(alibaba) == "alibaba"
+    assert load_jobs(alibaba)["duration"].tolist() == [90.0, 54.0]
+    other = tmp_path / "nodes.csv"
+    other.write_text("sn,cpu_milli,memory_mib,gpu\nn1,1000,100,8\n")
+    with pytest.raises(ValueError, match="not a job log.*starts 'sn,cpu_milli"):
+        detect_format(other)
+    with pytest.raises(ValueError, match="format must be one of"):
+        load_jobs(alibaba, "slurm")

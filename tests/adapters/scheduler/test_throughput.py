@@ -23,6 +23,8 @@ def test_calendar_terms_on_known_dates():
     assert feats["weekend"].tolist() == [1, 0]
     assert feats["holiday"].tolist() == [1, 0]
     assert "holiday" not in calendar_features(index).columns
+    # holidays unknown for this trace: the column a model trained with holidays reads is there, all zeros
+    assert calendar_features(index, holidays=())["holiday"].tolist() == [0, 0]
 
 
 def test_lags_and_rolling_windows_on_a_hand_made_series():

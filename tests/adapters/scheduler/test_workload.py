@@ -3,9 +3,9 @@ import pandas as pd
 import pytest
 
 from adapters.scheduler.jobs import last_month_start, load_swf
-from adapters.scheduler.workload import (NameClusterer, RollingEstimator, duration_metrics,
-                                         evaluate_workload_models, online_history, qssf_priority,
-                                         workload_dataset)
+from adapters.scheduler.workload import (NameClusterer, OnlineRollingEstimator, RollingEstimator,
+                                         default_name_mode, duration_metrics, evaluate_workload_models,
+                                         finished_by, online_history, qssf_priority, workload_dataset)
 
 
 def job(user, name, gpu, duration=None):
@@ -133,3 +133,33 @@ def test_real_nasa_log_model_ranks_durations(data_dir):
     assert table.loc["rolling", "spearman"] > 0.5
     # the GPU count is part of the priority: ranking GPU time is easier than ranking duration
     assert table.loc["lightgbm", "gpu_time_spearman"] > table.loc["lightgbm", "spearman"]
+
+
+def test_defaults_work_without_names_and_ids_can_be_categories():
+    rows = [(str(i), f"user{i % 3}", "", 1 + i % 2, 100.0 * i, 50.0 + i) for i in range(30)]
+    rows.append(("30", "newcomer", "", 1, 3100.0, 60.0))
+    jobs = make_jobs(rows)
+    assert default_name_mode(jobs) == "none"
+    data = workload_dataset(jobs, 2000.0)  # no name_mode: must not raise on a log without names
+    assert "name" not in data.X_train.columns
+    assert default_name_mode(jobs.assign(name="17")) == "exact"
+    assert default_name_mode(jobs.assign(name="resnet_a")) == "cluster"
+    cat = workload_dataset(jobs.assign(name=[str(i % 4) for i in range(31)]), 2000.0, id_encoding="categorical",
+                           max_train_jobs=12)
+    assert len(cat.X_train) == 12 and len(cat.X_test) == 11
+    assert isinstance(cat.X_train["user"].dtype, pd.CategoricalDtype)
+    assert sorted(cat.X_train["user"].cat.categories) == ["user0", "user1", "user2"]
+    assert pd.isna(cat.X_test["user"].iloc[-1])  # an unseen user is missing, not a number
+    assert cat.X_train["name"].astype(str).isin(["0", "1", "2", "3"]).all()
+    with pytest.raises(ValueError, match="id_encoding"):
+        workload_dataset(jobs, 2000.0, id_encoding="onehot")
+
+
+def test_finished_by_excludes_jobs_still_running():
+    jobs = make_jobs([("0", "a", "", 1, 0.0, 100.0), ("1", "a", "", 1, 10.0, 30.0), ("2", "a", "", 1, 50.0, 10.0)])
+    assert finished_by(jobs, 60.0)["job_id"].tolist() == ["1", "2"]  # job 0 ends at 100
+    assert finished_by(jobs, 100.0)["job_id"].tolist() == ["1", "2", "0"]  # in the order they ended
+    est = OnlineRollingEstimator(RollingEstimator(similarity_threshold=1.0))
+    for job in finished_by(jobs, 60.0).to_dict("records"):
+        est.observe(job)
+    assert est.estimate({"user": "a", "name": "", "gpu_num": 1}) == 20.0
