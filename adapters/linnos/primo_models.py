@@ -11,8 +11,9 @@
 * ``VARIANTS``: Primo-E (efficiency: λ = 1e-3, a tree of a handful of leaves) and Primo-P
   (performance: λ = 1e-5, the loss dominates), the two models of the Primo chapter.
 * ``distill_tree``: the LinnOS network distilled into a PrDT with ``primo.distill.distill``
-  (hard labels, or soft labels = the network's slow probability, learned by a regression tree
-  and turned back into labels by the calibrated threshold saved with it). The student copies
+  (hard labels, or soft labels = the network's slow probability, grown as a regression tree and
+  kept as a classifier whose leaves hold the mean probability; its labels are the network's
+  decision rule saved with it, see ``primo.distill.predict_labels``). The student copies
   the network's biased decisions, bias included (the Primo chapter's stated use of the engine).
 * ``TreePredictor``: the 0/1 slow answer of any of these trees (``primo.distill.predict_labels``),
   for the simulator and the metrics.
@@ -175,7 +176,8 @@ def distill_tree(
 
     Returns
     -------
-    PrDTClassifier (hard) or PrDTRegressor (soft) with ``metadata_["distillation"]``; use
+    PrDTClassifier (soft: leaves hold the network's mean slow probability) with
+    ``metadata_["distillation"]``; use
     ``TreePredictor`` (or ``primo.distill.predict_labels``) for its 0/1 answers.
 
     Example

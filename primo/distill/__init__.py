@@ -16,7 +16,7 @@ Example
 >>> policy = ViperDistiller(random_state=0).fit(actor, make_env).best_student_  # doctest: +SKIP
 """
 from primo.distill.augment import augment, perturb, sample_marginals
-from primo.distill.fidelity import accuracy_report, fidelity_report
+from primo.distill.fidelity import accuracy_report, fidelity_report, probability_report
 from primo.distill.protocols import Environment, PolicyTeacher, describe_teacher
 from primo.distill.rollout import Episode, rollout, student_policy
 from primo.distill.supervised import distill, predict_labels
@@ -36,5 +36,6 @@ __all__ = [
     "sample_marginals",
     "fidelity_report",
     "accuracy_report",
+    "probability_report",
     "describe_teacher",
 ]

@@ -58,6 +58,35 @@ def fidelity_report(teacher_outputs, student_outputs, task: str) -> dict:
     raise ValueError(f"task must be one of {TASKS}, got {task!r}")
 
 
+def probability_report(teacher_probabilities, student_probabilities) -> dict:
+    """How far a soft-label student's class probabilities are from its teacher's, on the same inputs.
+
+    ``probability_mae``: mean total variation ½Σ_k|p_k − q_k| (for two classes, the mean
+    |p − q| of the positive class; 0 = same probabilities, 1 = disjoint); ``log_loss_to_teacher``:
+    mean cross-entropy −Σ_k p_k log q_k of the student's q against the teacher's p (q clipped at
+    1e-15), and ``teacher_entropy``, its floor (their difference is the mean KL divergence).
+
+    Example
+    -------
+    >>> report = probability_report([[0.9, 0.1], [0.2, 0.8]], [[0.8, 0.2], [0.2, 0.8]])
+    >>> round(report["probability_mae"], 3)
+    0.05
+    """
+    p = np.asarray(teacher_probabilities, dtype=float)
+    q = np.asarray(student_probabilities, dtype=float)
+    if p.ndim != 2 or p.shape != q.shape:
+        raise ValueError(f"probabilities to compare must have the same shape (n, n_classes), got {p.shape} and {q.shape}")
+    if p.size == 0:
+        raise ValueError("no probabilities to compare")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        entropy = -np.where(p > 0, p * np.log(p), 0.0).sum(axis=1)
+    return {
+        "probability_mae": float(0.5 * np.abs(p - q).sum(axis=1).mean()),
+        "log_loss_to_teacher": float(-(p * np.log(np.clip(q, 1e-15, 1.0))).sum(axis=1).mean()),
+        "teacher_entropy": float(entropy.mean()),
+    }
+
+
 def accuracy_report(y_true, y_pred, task: str) -> dict:
     """Accuracy against the true labels: accuracy / balanced accuracy / F1, or MAE / RMSE / R².
 

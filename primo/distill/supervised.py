@@ -9,13 +9,29 @@ inputs, and accuracy against the true labels too when they are given, for teache
 Because the student copies the teacher's *decisions*, a teacher trained with a bias (LinnOS's
 false-submit-averse training) is reproduced bias included.
 
-Soft labels: with ``labels="soft"`` a classifier teacher's probabilities (``predict_proba``, else
-``decision_function`` scores) are learned by a *regression* student — the positive-class score
-for binary teachers, the probability vector (multi-output PrDT) for multiclass ones. The student's
-outputs turn back into labels by a decision rule saved with it (``metadata_['distillation']
-['decision']``): a threshold calibrated so that it reproduces the teacher's own labels from the
-teacher's scores (exact for a teacher that thresholds its probability anywhere, biased or not),
-or argmax. :func:`predict_labels` applies it.
+Soft labels: with ``labels="soft"`` a classifier teacher's probabilities (``predict_proba``) are
+learned, and the student is a *classifier* (``predict_proba``, ``classes_``, ``predict``) whose
+probabilities estimate the teacher's:
+
+* PrDT — the tree is grown and searched as a regression tree on the teacher's probability vector
+  (the positive-class probability for a binary teacher), then stored as the PrDTClassifier it is:
+  each node's class probabilities are the mean teacher probabilities of its inputs. Least squares on
+  probability vectors picks the same splits as the Gini criterion on soft class weights (the
+  impurity decreases differ by a constant factor), so this *is* a Gini tree fit on soft labels;
+  growing it as a regressor keeps the search, λ and ``min_samples_leaf`` meaning what they mean
+  for hard labels (the case studies' protocol), and the student saves and exports as any PrDT.
+* PrAM (or a classifier instance) — the family's own classifier fit on soft labels: every input
+  appears once per class, weighted by the teacher's probability of that class, so an EBM minimizes
+  its cross-entropy against the teacher. The structure search, when asked for, runs on the
+  teacher's labels; the configuration it keeps is then refit on the probabilities.
+
+The student's ``predict`` is its most probable class. A teacher whose labels are not the argmax of
+its probabilities (one that flags a class as soon as P ≥ 0.05, like LinnOS's biased training) gets
+a threshold calibrated to reproduce its labels from its scores, saved with the student
+(``metadata_['distillation']['decision']``); :func:`predict_labels` applies it (and is
+``predict`` for every other teacher). Fidelity is reported both ways: agreement of the decided
+labels, agreement of the argmax, and the probability error against the teacher (mean total
+variation ½Σ|p − q| and cross-entropy, see :func:`primo.distill.fidelity.probability_report`).
 
 Example
 -------
@@ -34,14 +50,15 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, is_classifier, is_regressor
+from sklearn.base import BaseEstimator, clone, is_classifier, is_regressor
 from sklearn.model_selection import train_test_split
 
 from primo.distill.augment import METHODS as AUGMENT_METHODS
 from primo.distill.augment import augment as augment_inputs
-from primo.distill.fidelity import TASKS, accuracy_report, fidelity_report
+from primo.distill.fidelity import TASKS, accuracy_report, fidelity_report, probability_report
 from primo.distill.protocols import describe_teacher
 from primo.distill.students import derive_seeds, fit_student, make_student, student_structure
+from primo.models import PrDTClassifier
 
 logger = logging.getLogger(__name__)
 
@@ -178,31 +195,30 @@ def distill(
     decision = None
     if labels == "soft":
         classes = oracle.classes(teacher_labels)
-        targets = oracle.scores(X_fit, len(classes))
-        if targets.ndim == 2 and isinstance(student, str) and student.lower() == "pram":
-            raise ValueError(
-                "soft labels of a multiclass teacher need a multi-output student; use 'prdt' or hard labels"
-            )
-        decision = _Decision.calibrate(targets[: len(X_train)], train_labels, classes)
-        default_scoring = _DisagreementLoss(decision)
-        student_task = "regression"
+        probabilities = oracle.probabilities(X_fit, classes)
+        decision = _Decision.calibrate(probabilities[: len(X_train)], train_labels, classes)
+        model = _fit_soft_student(
+            student, X_fit, probabilities, fit_labels, classes, decision, search=search, scoring=scoring,
+            n_trials=n_trials, lam=lam, gamma=gamma, space=space, student_params=student_params, n_jobs=n_jobs,
+            random_state=search_seed, progress=progress,
+        )
     else:
-        targets = fit_labels
+        estimator = make_student(student, task, student_params=student_params, random_state=search_seed)
         default_scoring = "error" if task == "classification" else "1-r2"
-        student_task = task
-
-    estimator = make_student(student, student_task, student_params=student_params, random_state=search_seed)
-    model = fit_student(
-        estimator, X_fit, targets, search=search, scoring=default_scoring if scoring is None else scoring,
-        n_trials=n_trials, lam=lam, gamma=gamma, space=space, n_jobs=n_jobs, random_state=search_seed,
-        progress=progress,
-    )
+        model = fit_student(
+            estimator, X_fit, fit_labels, search=search, scoring=default_scoring if scoring is None else scoring,
+            n_trials=n_trials, lam=lam, gamma=gamma, space=space, n_jobs=n_jobs, random_state=search_seed,
+            progress=progress,
+        )
 
     def student_labels(inputs):
-        outputs = np.asarray(model.predict(inputs))
-        return decision.apply(outputs) if decision is not None else outputs
+        return predict_labels(model, inputs) if decision is not None else np.asarray(model.predict(inputs))
 
     held_out = fidelity_report(test_labels, student_labels(X_test), task)
+    if decision is not None:
+        # The student's own predict (argmax) and its probabilities, against the teacher's.
+        held_out["argmax_fidelity"] = float(np.mean(np.asarray(model.predict(X_test)) == test_labels))
+        held_out.update(probability_report(oracle.probabilities(X_test, classes), model.predict_proba(X_test)))
     train_fidelity = fidelity_report(train_labels, student_labels(X_train), task)["fidelity"]
     accuracy = None
     if y_test is not None:
@@ -251,13 +267,21 @@ def distill(
 def predict_labels(model, X) -> np.ndarray:
     """The labels a distilled student predicts, applying its soft-label decision rule if it has one.
 
+    That rule is the argmax (then this is ``model.predict(X)``) unless the teacher labelled by a
+    threshold on its probability other than the argmax; then the calibrated threshold is applied to
+    the student's probability of ``classes_[1]``.
+
     Example
     -------
     >>> predict_labels(primo.load("student.primo"), X)  # doctest: +SKIP
     """
-    outputs = np.asarray(model.predict(X))
     decision = (getattr(model, "metadata_", None) or {}).get("distillation", {}).get("decision")
-    return outputs if decision is None else _Decision.from_dict(decision).apply(outputs)
+    if decision is None or decision.get("kind") == "argmax" and callable(getattr(model, "predict_proba", None)):
+        return np.asarray(model.predict(X))
+    # A classifier student's probabilities, or (files from before soft students were classifiers)
+    # a regression student's outputs.
+    scores = model.predict_proba(X) if callable(getattr(model, "predict_proba", None)) else model.predict(X)
+    return _Decision.from_dict(decision).apply(scores)
 
 
 # --------------------------------------------------------------------------- teacher
@@ -286,25 +310,22 @@ class _Teacher:
         classes = getattr(self.teacher, "classes_", None)
         return np.asarray(classes) if classes is not None else np.unique(labels)
 
-    def scores(self, X, n_classes: int) -> np.ndarray:
-        """Positive-class score (binary) or per-class probabilities/scores (multiclass)."""
-        for method in ("predict_proba", "decision_function"):
-            function = getattr(self.teacher, method, None)
-            if callable(function):
-                break
-        else:
-            raise ValueError("soft labels need a teacher with predict_proba(X) or decision_function(X)")
-        scores = np.asarray(function(X), dtype=float)
-        if method == "predict_proba" and n_classes == 2 and scores.ndim == 2:
-            scores = scores[:, 1]
-        expected = (len(X),) if n_classes == 2 else (len(X), n_classes)
-        if scores.shape != expected:
+    def probabilities(self, X, classes: np.ndarray) -> np.ndarray:
+        """The teacher's class probabilities (n, n_classes), columns in the order of ``classes``."""
+        function = getattr(self.teacher, "predict_proba", None)
+        if not callable(function):
             raise ValueError(
-                f"teacher.{method} returned shape {scores.shape}; expected {expected} for {n_classes} classes"
+                "soft labels are the teacher's class probabilities: it needs predict_proba(X) (a teacher "
+                "with only decision_function can be calibrated first, e.g. with sklearn's CalibratedClassifierCV)"
             )
-        if not np.all(np.isfinite(scores)):
-            raise ValueError(f"teacher.{method} returned NaN or infinity")
-        return scores
+        probabilities = np.asarray(function(X), dtype=float)
+        expected = (len(X), len(classes))
+        if probabilities.shape != expected:
+            raise ValueError(f"teacher.predict_proba returned shape {probabilities.shape}; expected {expected} "
+                             f"for its {len(classes)} classes {classes.tolist()}")
+        if not np.all(np.isfinite(probabilities)) or np.any(probabilities < 0):
+            raise ValueError("teacher.predict_proba returned NaN, infinity or negative probabilities")
+        return probabilities / probabilities.sum(axis=1, keepdims=True)
 
 
 def _resolve_task(teacher, task: str, labels: np.ndarray) -> str:
@@ -330,16 +351,22 @@ class _Decision:
     threshold: float | None = None
 
     @classmethod
-    def calibrate(cls, scores: np.ndarray, labels: np.ndarray, classes: np.ndarray) -> "_Decision":
-        if scores.ndim == 2:
+    def calibrate(cls, probabilities: np.ndarray, labels: np.ndarray, classes: np.ndarray) -> "_Decision":
+        """Argmax when it gives the teacher's own labels on every input, else (binary) a threshold."""
+        if len(classes) != 2 or np.array_equal(classes[probabilities.argmax(axis=1)], labels):
             return cls(classes=classes)
-        return cls(classes=classes, threshold=_best_threshold(scores, labels == classes[1]))
+        return cls(classes=classes, threshold=_best_threshold(probabilities[:, 1], labels == classes[1]))
 
     def apply(self, outputs) -> np.ndarray:
+        """Labels from probabilities (n, n_classes), or from a regression student's outputs:
+        the positive-class score (n,) or the probability vectors (n, n_classes)."""
         outputs = np.asarray(outputs, dtype=float)
         if self.threshold is None:
+            if outputs.ndim == 1:
+                return self.classes[(outputs >= 0.5).astype(int)]
             return self.classes[outputs.argmax(axis=1)]
-        return self.classes[(outputs >= self.threshold).astype(int)]
+        positive = outputs[:, 1] if outputs.ndim == 2 else outputs
+        return self.classes[(positive >= self.threshold).astype(int)]
 
     def to_dict(self) -> dict:
         return {
@@ -364,6 +391,71 @@ def _best_threshold(scores: np.ndarray, positive: np.ndarray) -> float:
     negatives_below = np.concatenate([[0], np.cumsum(1 - sorted_positive)])[below]
     positives_above = sorted_positive.sum() - np.concatenate([[0], np.cumsum(sorted_positive)])[below]
     return float(candidates[np.argmax(negatives_below + positives_above)])
+
+
+def _fit_soft_student(student, X, probabilities, teacher_labels, classes, decision, *, search, scoring, n_trials,
+                      lam, gamma, space, student_params, n_jobs, random_state, progress):
+    """A classifier student of the teacher's probabilities (see the module docstring for the two ways)."""
+    options = dict(search=search, n_trials=n_trials, lam=lam, gamma=gamma, space=space, n_jobs=n_jobs,
+                   random_state=random_state, progress=progress)
+    if isinstance(student, str) and student.lower() == "prdt":
+        binary = len(classes) == 2
+        targets = probabilities[:, 1] if binary else probabilities
+        regressor = make_student("prdt", "regression", student_params=student_params, random_state=random_state)
+        grown = fit_student(regressor, X, targets, scoring=_DisagreementLoss(decision) if scoring is None else scoring,
+                            **options)
+        return _tree_as_classifier(grown, classes)
+    estimator = make_student(student, "classification", student_params=student_params, random_state=random_state)
+    if is_regressor(estimator):
+        raise ValueError(f"soft labels make a classifier student; {type(estimator).__name__} is a regressor "
+                         "(use 'prdt', 'pram' or a classifier accepting sample_weight)")
+    history = None
+    if search:
+        searched = fit_student(estimator, X, teacher_labels, scoring="error" if scoring is None else scoring,
+                               **options)
+        history = searched.metadata_.get("search") if hasattr(searched, "metadata_") else None
+        estimator = clone(searched)  # the kept configuration, unfitted
+    model = fit_student(estimator, *_soft_copies(X, probabilities, classes), search=False)
+    if history is not None:
+        model.metadata_["search"] = {**history, "refit": "on the teacher's probabilities (soft copies)"}
+    return model
+
+
+def _soft_copies(X, probabilities: np.ndarray, classes: np.ndarray):
+    """Every input once per class it has a positive probability for, weighted by that probability."""
+    rows, columns = np.nonzero(probabilities > 0)  # row-major: a row's copies stay together
+    copies = X.iloc[rows].reset_index(drop=True) if isinstance(X, pd.DataFrame) else X[rows]
+    return copies, classes[columns], probabilities[rows, columns]
+
+
+def _tree_as_classifier(regressor, classes: np.ndarray):
+    """A PrDTClassifier with the nodes of ``regressor``, a tree grown on probabilities (or on the
+    positive-class probability): class probabilities = its node values, impurity = their Gini."""
+    state = regressor._get_state()
+    tree = dict(state["tree_"])
+    values = np.asarray(tree["values"], dtype=float)[:, :, 0]  # (nodes, outputs)
+    if values.shape[1] == 1:
+        values = np.hstack([1.0 - values, values])
+    # Node values are means of probabilities; clip float rounding and renormalise.
+    values = np.clip(values, 0.0, None)
+    values /= values.sum(axis=1, keepdims=True)
+    nodes = np.array(tree["nodes"], copy=True)
+    nodes["impurity"] = 1.0 - np.sum(values**2, axis=1)
+    tree.update(n_classes=np.asarray([len(classes)], dtype=np.intp), n_outputs=1, nodes=nodes, values=values[:, None, :])
+    params = {k: v for k, v in regressor.get_params().items() if k in PrDTClassifier().get_params()}
+    params["criterion"] = "gini"
+    # Gini's cost-complexity equals the regressor's times the number of classes (once the mean over
+    # outputs is undone; 2 for the single-output binary tree): the same pruning in Gini units.
+    params["ccp_alpha"] = regressor.ccp_alpha * len(classes)
+    extra = {}
+    if "leaf_smoothing" in PrDTClassifier().get_params():
+        params["leaf_smoothing"] = 0.0  # the leaves hold the teacher's mean probabilities, not counts
+        extra["leaf_smoothing_"] = 0.0
+    classifier = PrDTClassifier(**params)
+    classifier._set_state({**state, **extra, "tree_": tree, "n_outputs_": 1, "classes_": np.asarray(classes),
+                           "n_classes_": int(len(classes))})
+    classifier.metadata_ = {**regressor.metadata_, "grown_as": "regression tree on the teacher's probabilities"}
+    return classifier
 
 
 class _DisagreementLoss:

@@ -1,10 +1,14 @@
 """Supervised distillation of real-data teachers (MLPs on Clara-MS and Clara-AI) into PrDT/PrAM students."""
 import numpy as np
+import onnxruntime
 import pytest
-from sklearn.metrics import r2_score
+from sklearn.datasets import load_wine
+from sklearn.ensemble import GradientBoostingClassifier
+from sklearn.metrics import accuracy_score, r2_score
 
 import primo
-from primo import PrAMRegressor, PrDTClassifier, PrDTRegressor
+import primo.export
+from primo import PrAMClassifier, PrAMRegressor, PrDTClassifier, PrDTRegressor
 from primo.distill import distill, predict_labels
 
 
@@ -55,12 +59,19 @@ def test_soft_labels_learn_probabilities_and_keep_the_rare_class(ai_data, ai_tea
     student = distill(ai_teacher, X, "prdt", X_test=X_test, y_test=y_test, labels="soft", n_trials=6,
                       random_state=0)
     record = student.metadata_["distillation"]
-    assert isinstance(student, PrDTRegressor)  # a regression tree on the teacher's P(CRC loop)
-    assert record["decision"]["kind"] == "threshold" and record["decision"]["classes"] == [0, 1]
+    # A classifier whose leaves hold the teacher's mean P(CRC loop); its labels are the teacher's argmax.
+    assert isinstance(student, PrDTClassifier) and student.classes_.tolist() == [0, 1]
+    assert record["decision"]["kind"] == "argmax" and record["decision"]["classes"] == [0, 1]
     teacher_labels = ai_teacher.predict(X_test)
     student_labels = predict_labels(student, X_test)
-    assert set(np.unique(student_labels)) <= {0, 1}
+    np.testing.assert_array_equal(student_labels, student.predict(X_test))
     assert record["fidelity"] == pytest.approx(np.mean(student_labels == teacher_labels))
+    assert record["held_out"]["argmax_fidelity"] == record["fidelity"]
+    # Probability error against the teacher, as reported.
+    gap = np.abs(student.predict_proba(X_test)[:, 1] - ai_teacher.predict_proba(X_test)[:, 1]).mean()
+    assert record["held_out"]["probability_mae"] == pytest.approx(gap)
+    assert record["held_out"]["probability_mae"] < 0.05
+    assert record["held_out"]["log_loss_to_teacher"] >= record["held_out"]["teacher_entropy"]
     assert record["fidelity"] >= 0.95
     # Agreement on the rare positive loops too, not only on the 99% negatives.
     assert np.mean(student_labels[teacher_labels == 1] == 1) >= 0.9
@@ -68,7 +79,8 @@ def test_soft_labels_learn_probabilities_and_keep_the_rare_class(ai_data, ai_tea
 
 
 class BiasedTeacher:
-    """A classifier that flags a loop as soon as P(CRC) ≥ 0.05 (biased like LinnOS' training)."""
+    """A classifier that flags a loop as soon as P(CRC) ≥ 0.001 (biased like LinnOS' training; the MLP
+    puts no training loop between 0.01 and 0.5, so a milder bias would still be its argmax)."""
 
     classes_ = np.array([0, 1])
 
@@ -79,19 +91,80 @@ class BiasedTeacher:
         return self.model.predict_proba(X)
 
     def predict(self, X):
-        return (self.predict_proba(X)[:, 1] >= 0.05).astype(int)
+        return (self.predict_proba(X)[:, 1] >= 0.001).astype(int)
 
 
 def test_soft_student_reproduces_a_biased_teachers_threshold(ai_data, ai_teacher):
     X, _, X_test, _ = ai_data
     teacher = BiasedTeacher(ai_teacher)
     student = distill(teacher, X, "prdt", X_test=X_test, labels="soft", search=False, random_state=0)
-    threshold = student.metadata_["distillation"]["decision"]["threshold"]
+    assert isinstance(student, PrDTClassifier)
+    record = student.metadata_["distillation"]
+    assert record["decision"]["kind"] == "threshold"
+    threshold = record["decision"]["threshold"]
     # The calibrated threshold separates the teacher's own scores exactly as its labels do.
     scores = teacher.predict_proba(X)[:, 1]
     np.testing.assert_array_equal(scores >= threshold, teacher.predict(X) == 1)
     assert threshold < 0.5
     assert np.mean(predict_labels(student, X_test) == teacher.predict(X_test)) >= 0.95
+    # predict stays the student's argmax; the biased decision is predict_labels', and both are reported.
+    np.testing.assert_array_equal(student.predict(X_test), student.predict_proba(X_test).argmax(axis=1))
+    flagged_below_half = (teacher.predict(X) == 1) & (scores < 0.5)
+    assert flagged_below_half.any()
+    assert np.all(predict_labels(student, X[flagged_below_half]) == 1)
+    assert np.all(student.predict(X[flagged_below_half]) == 0)
+    assert record["held_out"]["argmax_fidelity"] <= record["fidelity"]
+
+
+@pytest.fixture(scope="module")
+def wine_teacher():
+    X, y = load_wine(return_X_y=True, as_frame=True)
+    return X, y, GradientBoostingClassifier(n_estimators=20, random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize("family", ["prdt", "pram"])
+def test_soft_labels_of_a_multiclass_teacher_make_a_calibrated_classifier(tmp_path, wine_teacher, family):
+    X, y, teacher = wine_teacher
+    params = dict(max_rounds=300, outer_bags=2, interactions=2, n_jobs=1) if family == "pram" else None
+    student = distill(teacher, X, family, y=y, labels="soft", n_trials=4, student_params=params, random_state=0)
+    expected = {"prdt": PrDTClassifier, "pram": PrAMClassifier}[family]
+    assert isinstance(student, expected) and student.classes_.tolist() == [0, 1, 2]
+    assert accuracy_score(y, student.predict(X)) >= 0.9  # what issue 20 tried, and it failed
+    proba = student.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    # Calibrated to the teacher: the mean student probability of each class is the teacher's (±0.05).
+    np.testing.assert_allclose(proba.mean(axis=0), teacher.predict_proba(X).mean(axis=0), atol=0.05)
+    record = student.metadata_["distillation"]
+    assert record["decision"]["kind"] == "argmax" and record["held_out"]["argmax_fidelity"] == record["fidelity"]
+    assert 0 <= record["held_out"]["probability_mae"] < 0.2
+    assert "search" in student.metadata_  # the structure was searched, then refit on the probabilities
+    # Saved and exported like any student: the reloaded model and the ONNX graph give the same probabilities.
+    reloaded = primo.load(student.save(tmp_path / "soft.primo"))
+    np.testing.assert_allclose(reloaded.predict_proba(X), proba)
+    session = onnxruntime.InferenceSession(primo.export.to_onnx(student).SerializeToString())
+    dtype = np.float64 if "double" in session.get_inputs()[0].type else np.float32
+    outputs = session.run(None, {session.get_inputs()[0].name: X.to_numpy(dtype=dtype)})
+    names = [output.name for output in session.get_outputs()]
+    onnx_proba = np.asarray(outputs[names.index("probabilities")])
+    np.testing.assert_allclose(onnx_proba, proba, atol=1e-5)
+
+
+def test_soft_labels_need_probabilities_and_a_classifier_student(ai_data, ai_teacher):
+    X, _, _, _ = ai_data
+
+    class ScoresOnly:
+        classes_ = np.array([0, 1])
+
+        def predict(self, inputs):
+            return ai_teacher.predict(inputs)
+
+        def decision_function(self, inputs):
+            return ai_teacher.predict_proba(inputs)[:, 1] - 0.5
+
+    with pytest.raises(ValueError, match="needs predict_proba"):
+        distill(ScoresOnly(), X[:200], labels="soft", search=False)
+    with pytest.raises(ValueError, match="is a regressor"):
+        distill(ai_teacher, X[:200], PrDTRegressor(), labels="soft", search=False)
 
 
 def test_hard_labels_with_augmentation_and_a_held_out_split(ai_data, ai_teacher):
