@@ -16,10 +16,12 @@ probabilities estimate the teacher's:
 * PrDT — the tree is grown and searched as a regression tree on the teacher's probability vector
   (the positive-class probability for a binary teacher), then stored as the PrDTClassifier it is:
   each node's class probabilities are the mean teacher probabilities of its inputs. Least squares on
-  probability vectors picks the same splits as the Gini criterion on soft class weights (the
-  impurity decreases differ by a constant factor), so this *is* a Gini tree fit on soft labels;
-  growing it as a regressor keeps the search, λ and ``min_samples_leaf`` meaning what they mean
-  for hard labels (the case studies' protocol), and the student saves and exports as any PrDT.
+  probability vectors ranks splits as the Gini criterion on soft class weights does (the impurity
+  decreases differ by a constant factor; on wine the two trees predict the same probabilities), but
+  stops where the teacher's probability is constant, where a Gini tree of soft labels keeps making
+  splits that change nothing (178 leaves vs 88 unpruned on wine). Growing it as a regressor also
+  keeps the search, λ and ``min_samples_leaf`` meaning what they mean for hard labels (the case
+  studies' protocol); the student saves and exports as any PrDT.
 * PrAM (or a classifier instance) — the family's own classifier fit on soft labels: every input
   appears once per class, weighted by the teacher's probability of that class, so an EBM minimizes
   its cross-entropy against the teacher. The structure search, when asked for, runs on the
