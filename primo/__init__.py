@@ -14,7 +14,7 @@ True
 """
 import importlib
 
-from primo._version import __version__
+from primo._version import __version__ as __version__  # re-exported
 
 # public name -> module defining it
 _ATTRIBUTES = {
@@ -38,7 +38,7 @@ _ATTRIBUTES = {
 _SUBMODULES = ("adjust", "datasets", "demo", "distill", "errors", "explain", "export", "io", "models", "parallel",
               "report", "search", "selection", "tabular", "validation")
 
-__all__ = [*_ATTRIBUTES, *_SUBMODULES]
+__all__ = list(_ATTRIBUTES) + list(_SUBMODULES)
 
 
 def __getattr__(name: str):

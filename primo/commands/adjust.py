@@ -10,10 +10,6 @@ Sub-commands:
 """
 from __future__ import annotations
 
-import pandas as pd
-
-from primo.tabular import model_inputs
-
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("adjust", help="monotone constraints, counterfactuals, edit log", description=__doc__)
@@ -53,7 +49,7 @@ def register(subparsers) -> None:
 
 
 def _training(model, path, target):
-    from primo.tabular import read_table, split_target
+    from primo.tabular import model_inputs, read_table, split_target
 
     if path is None:
         return None, None
@@ -66,7 +62,7 @@ def _training(model, path, target):
 def run_monotone(args) -> int:
     import primo
     from primo.adjust import compare_models, monotonize
-    from primo.tabular import read_table, split_target
+    from primo.tabular import model_inputs, read_table, split_target
 
     model = primo.load(args.model)
     X_train, y_train = _training(model, args.train, args.target)
@@ -98,9 +94,11 @@ def _desired(model, text: str):
 
 
 def run_counterfactual(args) -> int:
+    import pandas as pd
+
     import primo
     from primo.adjust import counterfactuals
-    from primo.tabular import read_table, split_target
+    from primo.tabular import model_inputs, read_table, split_target
 
     model = primo.load(args.model)
     table = read_table(args.data)

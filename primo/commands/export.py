@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from primo.tabular import model_inputs
-
 _SUFFIXES = {".onnx": "onnx", ".h": "c", ".c": "c", ".js": "js", ".mjs": "js", ".lua": "lua", ".json": "json"}
 
 
@@ -33,7 +31,7 @@ def register(subparsers) -> None:
 def run(args) -> int:
     import primo
     from primo.export import export_model
-    from primo.tabular import read_table
+    from primo.tabular import model_inputs, read_table
 
     out = Path(args.out)
     fmt = args.format or _SUFFIXES.get(out.suffix.lower())

@@ -1,11 +1,6 @@
 """``primo fit``: fit a PrDT, a PrAM or the best of both on a table, with Bayesian search."""
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
-
-from primo.tabular import read_table, split_target
-
 _FAMILIES = {
     ("classification", "prdt"): "PrDTClassifier",
     ("classification", "pram"): "PrAMClassifier",
@@ -14,8 +9,18 @@ _FAMILIES = {
 }
 
 
-def infer_task(y: pd.Series) -> str:
-    """Classification for text, boolean or few-valued integer targets; regression otherwise."""
+def infer_task(y) -> str:
+    """Classification for text, boolean or few-valued integer targets (a pandas Series); regression otherwise.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> infer_task(pd.Series([0, 1, 1])), infer_task(pd.Series([0.5, 1.25, 3.0]))
+    ('classification', 'regression')
+    """
+    import numpy as np
+    import pandas as pd
+
     if not pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y):
         return "classification"
     values = y.dropna().to_numpy()
@@ -85,6 +90,7 @@ def _fit(args) -> int:
     import primo
     from primo.search import BayesianSearch, PruningSearch
     from primo.selection import AUTO_CV_MAX_ROWS
+    from primo.tabular import read_table, split_target
 
     X, y = split_target(read_table(args.data), args.target)
     if y.isna().any():

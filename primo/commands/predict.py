@@ -3,10 +3,6 @@ from __future__ import annotations
 
 import sys
 
-import pandas as pd
-
-from primo.tabular import model_inputs, read_table, write_table
-
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("predict", help="predict with a saved model", description=__doc__)
@@ -18,7 +14,10 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    import pandas as pd
+
     import primo
+    from primo.tabular import model_inputs, read_table, write_table
 
     model = primo.load(args.model)
     X = model_inputs(model, read_table(args.data))

@@ -48,5 +48,86 @@ def test_cli_errors_are_one_line_and_exit_2(clara_csv, tmp_path, capsys):
 
 
 def test_console_script_is_installed():
-    result = subprocess.run([sys.executable, "-m", "primo.cli", "--version"], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "primo.cli", "--version"], capture_output=True, text=True, check=False)
     assert result.returncode == 0 and result.stdout.startswith("primo ")
+
+
+HEAVY_LIBRARIES = ("numpy", "pandas", "scipy", "sklearn", "interpret", "skopt")
+
+
+def _loaded_after(code: str) -> list[str]:
+    """Heavy libraries in ``sys.modules`` after running ``code`` in a fresh interpreter."""
+    probe = code + f"\nimport sys\nprint('\\nloaded:', *(m for m in {HEAVY_LIBRARIES!r} if m in sys.modules))"
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.splitlines()[-1].split()[1:]
+
+
+def test_import_primo_and_every_help_load_no_heavy_library():
+    assert _loaded_after("import primo") == []
+    every_help = ("from primo.cli import build_parser\n"
+                  "parser = build_parser()\n"
+                  "for command in [[], *[[name] for name in parser._subparsers._group_actions[0].choices]]:\n"
+                  "    try:\n"
+                  "        parser.parse_args([*command, '--help'])\n"
+                  "    except SystemExit:\n"
+                  "        pass\n")
+    assert _loaded_after(every_help) == []
+
+
+def test_every_public_subpackage_is_reachable_from_import_primo():
+    names = dir(primo)
+    for package in ("report", "export", "adjust", "distill", "explain", "search", "models", "io"):
+        assert package in names
+        assert getattr(primo, package).__name__ == f"primo.{package}"
+    assert callable(primo.report.build) and callable(primo.export.export_model)
+    for name in primo.__all__:
+        assert getattr(primo, name) is not None
+    from primo import PrDTRegressor  # the from-import form resolves lazily too
+    assert PrDTRegressor is primo.models.PrDTRegressor
+    with pytest.raises(AttributeError, match="no attribute 'repport'"):
+        _ = primo.repport
+
+
+def _noisy_command(args):
+    """Stands in for a command: real interpret warnings, a search's counted ones, one of Primo's own."""
+    import logging
+    import warnings
+
+    import numpy as np
+    from interpret.glassbox import ExplainableBoostingClassifier
+
+    X = np.random.default_rng(0).normal(size=(60, 2))
+    X[::7, 0] = np.nan  # interpret: "Missing values detected"; three classes: "For multiclass ... pairs"
+    ExplainableBoostingClassifier(max_rounds=5, outer_bags=1, n_jobs=1).fit(X, np.arange(60) % 3)
+    logging.getLogger("primo.search.searchers").warning(
+        "5 warnings from the libraries behind the search", extra={"warning_counts": {"UserWarning: skopt point": 5}})
+    warnings.warn("prediction outside the training range")
+    return 0
+
+
+def test_third_party_warnings_are_summarised_once_and_shown_with_verbose(monkeypatch, capsys):
+    import primo.commands.predict
+
+    monkeypatch.setattr(primo.commands.predict, "run", _noisy_command)
+    assert main(["predict", "model.primo", "data.csv"]) == 0
+    err = capsys.readouterr().err
+    assert "primo predict: warning: UserWarning: prediction outside the training range" in err
+    assert ("primo predict: 5 warnings from the search's libraries, 2 from interpret suppressed; -v to show"
+            in err)
+    assert "Missing values detected" not in err and "skopt point" not in err and "warn(" not in err
+
+    assert main(["-v", "predict", "model.primo", "data.csv"]) == 0
+    err = capsys.readouterr().err
+    assert "primo predict: 2 warnings from interpret:" in err
+    assert "1x UserWarning: Missing values detected" in err and "5x UserWarning: skopt point" in err
+    assert "suppressed" not in err
+
+
+def test_warning_source_names_the_installed_library():
+    from primo.cli import warning_source
+
+    assert warning_source("/venv/lib/python3.11/site-packages/skopt/optimizer/optimizer.py") == "skopt"
+    assert warning_source("/usr/lib/python3/dist-packages/sklearn/base.py") == "sklearn"
+    assert warning_source("/usr/lib/python3/dist-packages/six.py") == "six"
+    assert warning_source(primo.__file__) == "primo"
