@@ -31,7 +31,7 @@ from primo.explain.additive import (
     explain_additive,
     explain_additive_rows,
 )
-from primo.explain.card import Distillation, ModelCard, SearchHistory, model_card, prediction_metrics
+from primo.explain.card import Baseline, Distillation, ModelCard, SearchHistory, model_card, prediction_metrics
 from primo.explain.counterfactual import CounterfactualView, as_counterfactual
 from primo.explain.tree import DecisionPath, PathStep, TreeExplanation, TreeNode, explain_tree, explain_tree_rows
 
@@ -122,6 +122,7 @@ def explain_local(model, X, rows=None) -> list[AdditiveContribution] | list[Deci
 __all__ = [
     "AdditiveContribution",
     "AdditiveExplanation",
+    "Baseline",
     "CounterfactualView",
     "DecisionPath",
     "Distillation",

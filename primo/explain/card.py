@@ -69,6 +69,25 @@ class SearchHistory:
 
 
 @dataclass(frozen=True)
+class Baseline:
+    """A model to compare with in the report's metrics, and what its row was scored on.
+
+    ``model`` is a fitted estimator (its ``predict`` is called on the report's rows) or its
+    predictions on them. ``scored_on`` says what those rows are *for this baseline* when that differs
+    from the report's evaluation rows' description, e.g. "its own training states" for a baseline fit
+    on the very rows it is scored on, whose perfect scores would otherwise read as a result.
+
+    Example
+    -------
+    >>> build(tree, X, y, baselines={"Metis-style tree": Baseline(metis.predict(X),
+    ...       scored_on="its own training states")})  # doctest: +SKIP
+    """
+
+    model: object
+    scored_on: str | None = None
+
+
+@dataclass(frozen=True)
 class Distillation:
     """A distillation run as stored in ``metadata_["distillation"]``."""
 
@@ -82,8 +101,8 @@ class Distillation:
 class ModelCard:
     """Facts about a model, as plain data (rendered by :mod:`primo.report`).
 
-    ``metrics`` has one row per model (the explained model first, then the baselines) and one
-    column per metric; ``latency_us`` holds the measured single-row and batch latencies. ``size``
+    ``metrics`` has one row per model (the explained model first, then the baselines), one column
+    per metric and a last column ``scored on`` (what rows each row was scored on); ``latency_us`` holds the measured single-row and batch latencies. ``size``
     is the readable size (``size_``: leaves of a PrDT, constant pieces of a PrAM). ``selection``
     is ``metadata_["selection"]`` as a table (one row per family: ``family``, ``model``, ``loss``,
     ``loss_se``, ``relative_loss``, ``score``, ``size``, ``complexity``, ``log_loss``, ``ece``,
@@ -112,15 +131,17 @@ class ModelCard:
 
 
 def model_card(model, X=None, y=None, *, baselines=None, measure_latency: bool = True,
-               model_name: str | None = None) -> ModelCard:
+               model_name: str | None = None, scored_on: str | None = None) -> ModelCard:
     """Build the model card of a fitted PrDT or PrAM.
 
     Parameters
     ----------
     model : fitted Primo model.
     X, y : optional evaluation data; metrics need both, latency needs X.
-    baselines : optional ``{name: fitted estimator or array of predictions on X}`` compared with
-        the model on the same metrics (and latency, for estimators).
+    baselines : optional ``{name: fitted estimator, array of predictions on X, or Baseline}``
+        compared with the model on the same metrics (and latency, for estimators).
+    scored_on : what the rows X are, for the metrics table's ``scored on`` column (default: "the N
+        evaluation rows"); a :class:`Baseline` may say otherwise for its own row.
     measure_latency : time single-row and batch prediction on X (a fraction of a second).
     model_name : row label of the model in ``metrics`` (default: "this model (PrDT)" / "(PrAM)").
 
@@ -153,7 +174,8 @@ def model_card(model, X=None, y=None, *, baselines=None, measure_latency: bool =
     metrics = None
     if X is not None and y is not None:
         metrics = _metrics_table(model_name or f"this model ({family})", model.predict(X), latency, X, np.asarray(y),
-                                 baselines or {}, task, classes, measure_latency)
+                                 baselines or {}, task, classes, measure_latency,
+                                 scored_on or f"the {len(X)} evaluation rows")
     elif baselines:
         raise ValueError("baselines need evaluation data: pass X and y too")
     metadata = dict(getattr(model, "metadata_", {}) or {})
@@ -212,11 +234,15 @@ def prediction_metrics(y_true, y_pred, task: str, classes: list | None = None) -
     }
 
 
-def _metrics_table(name, predictions, latency, X, y, baselines, task, classes, measure_latency) -> pd.DataFrame:
+def _metrics_table(name, predictions, latency, X, y, baselines, task, classes, measure_latency,
+                   scored_on: str) -> pd.DataFrame:
     rows = {name: prediction_metrics(y, predictions, task, classes)}
     if latency:
         rows[name]["latency µs/row (single)"] = latency["single_row"]
+    rows[name]["scored on"] = scored_on
     for base_name, baseline in baselines.items():
+        described = baseline.scored_on if isinstance(baseline, Baseline) else None
+        baseline = baseline.model if isinstance(baseline, Baseline) else baseline
         if hasattr(baseline, "predict"):
             predictions = baseline.predict(X)
         else:
@@ -226,6 +252,7 @@ def _metrics_table(name, predictions, latency, X, y, baselines, task, classes, m
         row = prediction_metrics(y, np.asarray(predictions).reshape(len(y)), task, classes)
         if measure_latency and hasattr(baseline, "predict"):
             row["latency µs/row (single)"] = single_row_latency_us(baseline.predict, X)
+        row["scored on"] = described or "the same rows"
         rows[str(base_name)] = row
     return pd.DataFrame.from_dict(rows, orient="index")
 

@@ -12,6 +12,7 @@ Example
 >>> r = report.build(model, X_test, y_test, local_rows=3)  # doctest: +SKIP
 >>> r.save("report.html"); print(r)  # HTML file; Markdown text  # doctest: +SKIP
 """
+from primo.explain.card import Baseline
 from primo.report.report import Report, build
 
-__all__ = ["Report", "build"]
+__all__ = ["Baseline", "Report", "build"]

@@ -10,20 +10,11 @@ import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from primo.report import figures, search_view
+from primo.report import figures, search_view, summary
 from primo.report.svg import fmt
 from primo.report.tree_diagram import node_value_text, tree_panels
 
 logger = logging.getLogger(__name__)
-
-
-def _fmt_short(value, limit: int = 160) -> str:
-    """A metadata value as short text (long lists are cut with their length)."""
-    if isinstance(value, (list, tuple, np.ndarray)) and len(value) > 8:
-        head = ", ".join(fmt(v) for v in list(value)[:6])
-        return f"[{head}, … ({len(value)} items)]"
-    text = fmt(value) if not isinstance(value, (list, tuple, dict)) else repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _record_keys(records: list[dict]) -> list[str]:
@@ -40,8 +31,9 @@ def environment() -> Environment:
                       undefined=StrictUndefined, trim_blocks=False, lstrip_blocks=False)
     env.filters.update(
         fmt=fmt,
-        fmt_repr=lambda v: repr(v) if isinstance(v, (str, list, dict, tuple)) else fmt(v),
-        fmt_short=_fmt_short,
+        summary=summary.summarize,
+        facts=summary.facts,
+        label=summary.label,
         record_keys=_record_keys,
         is_records=lambda v: isinstance(v, list) and bool(v) and all(isinstance(r, dict) for r in v),
         node_value=node_value_text,

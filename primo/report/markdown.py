@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from primo.report import search_view
+from primo.report import search_view, summary
 from primo.report.svg import fmt
 from primo.report.tree_diagram import node_value_text
 
@@ -20,8 +20,9 @@ _SPECIAL = re.compile(r"([\\`*\[\]<>|~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 
 
 def text(value) -> str:
-    """Free text with Markdown/HTML special characters backslash-escaped, on one line."""
-    return _SPECIAL.sub(r"\\\1", fmt(value)).replace("\n", " ")
+    """Free text with Markdown/HTML special characters backslash-escaped, on one line (lists and
+    mappings summarized, see :func:`primo.report.summary.summarize`)."""
+    return _SPECIAL.sub(r"\\\1", summary.summarize(value)).replace("\n", " ")
 
 
 def code(value) -> str:
@@ -146,6 +147,8 @@ def _history(card) -> list[str]:
     if card.distillation is not None:
         d = card.distillation
         out += ["## Distillation", "", f"Method {code(d.method)}, fidelity {text(d.fidelity)}.", ""]
+        if d.details:
+            out += table(["", ""], [[text(name), text(value)] for name, value in summary.facts(d.details)])
         if not d.iterations.empty:
             out += frame_table(d.iterations, index_name="iteration")
     if card.edits:
@@ -153,9 +156,11 @@ def _history(card) -> list[str]:
         out += [f"{i}. {code(e.get('operation', '?'))}: {text(e.get('summary', ''))}" for i, e in enumerate(card.edits, 1)]
         out.append("")
     for key, value in card.other_metadata.items():
-        out += [f"## {text(str(key).capitalize())}", ""]
+        out += [f"## {text(summary.label(key).capitalize())}", ""]
         if isinstance(value, list) and value and all(isinstance(r, dict) for r in value):
             out += frame_table(pd.DataFrame(value))
+        elif isinstance(value, dict) and value:
+            out += table(["", ""], [[text(name), text(facts)] for name, facts in summary.facts(value)])
         else:
             out += [text(value), ""]
     return out

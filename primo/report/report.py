@@ -109,7 +109,8 @@ def _check_report_target(model, X, y) -> None:
                          "metrics need a known target for every row", argument="y")
 
 
-def build(model, X=None, y=None, *, baselines=None, title: str | None = None, local_rows=3, counterfactuals=None,
+def build(model, X=None, y=None, *, baselines=None, scored_on: str | None = None, title: str | None = None,
+          local_rows=3, counterfactuals=None,
           tree_depth: int = 4, outline_depth: int = 3, pair_heatmaps: int = 4,
           measure_latency: bool = True) -> Report:
     """Explain a fitted PrAM or PrDT and gather everything into a :class:`Report`.
@@ -119,7 +120,10 @@ def build(model, X=None, y=None, *, baselines=None, title: str | None = None, lo
     model : fitted :class:`~primo.PrAMClassifier`, :class:`~primo.PrAMRegressor`,
         :class:`~primo.PrDTClassifier` or :class:`~primo.PrDTRegressor`.
     X, y : optional evaluation data (metrics need both; latency and local explanations need X).
-    baselines : ``{name: fitted estimator or predictions on X}`` compared on the same metrics.
+    baselines : ``{name: fitted estimator, predictions on X, or Baseline}`` compared on the same
+        metrics; wrap one in :class:`~primo.report.Baseline` to say what its row was scored on when
+        that is not simply "the same rows" (e.g. "its own training states").
+    scored_on : what X is, for the metrics table (e.g. "198 held-out NFs"; default "the N evaluation rows").
     title : report title (default: "<ModelClass> interpretation report").
     local_rows : rows of X to explain one by one: an int n (n rows spread over the range of
         predictions), a sequence of row positions, a DataFrame of other rows to explain (its index
@@ -145,7 +149,7 @@ def build(model, X=None, y=None, *, baselines=None, title: str | None = None, lo
         X = check_prediction_input(model, X)
     if y is not None:
         _check_report_target(model, X, y)
-    card = model_card(model, X, y, baselines=baselines, measure_latency=measure_latency)
+    card = model_card(model, X, y, baselines=baselines, measure_latency=measure_latency, scored_on=scored_on)
     if isinstance(local_rows, pd.DataFrame):
         rows = check_prediction_input(model, local_rows)
         labels = [str(label) for label in rows.index]

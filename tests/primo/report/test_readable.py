@@ -3,12 +3,13 @@ the page, metadata reads as a summary, and unusual predictions are flagged."""
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from primo import PrAMRegressor, PrDTClassifier, PrDTRegressor
 from primo.explain import explain_global
 from primo.io import load
-from primo.report import build
+from primo.report import Baseline, build
 from primo.report.tree_diagram import BOX_W, GAP_X, MAX_PANELS, MAX_SLOTS, tree_panels
 
 PENSIEVE_TREE = Path(__file__).parents[3] / "reports" / "pensieve" / "pensieve_tree.primo"
@@ -122,3 +123,53 @@ def test_the_committed_pensieve_tree_fits_the_page_with_its_root_visible(browser
             assert figure["width"] <= column + 0.5  # no scroll bar: the root and every box are on the page
             natural = float(re.search(r'width="([\d.]+)"', _figure_svg(report.to_html(), figure["name"])).group(1))
             assert figure["width"] >= 0.8 * min(natural, column)  # shrunk at most to 0.8: text stays readable
+
+
+def test_distillation_options_read_as_a_summary_not_a_raw_dict(prdt_classifier, linnos):
+    X, y = linnos
+    model = clone_with_metadata(prdt_classifier, {
+        "distillation": {"method": "viper", "fidelity": 0.958, "reward": 44.45,
+                         "teacher": {"class": "StudentViewTeacher", "interface": ["action_probabilities", "predict"]},
+                         "options": {"n_iterations": 10, "eval_seeds": list(range(142)), "weighting": "margin",
+                                     "lam": 1e-05},
+                         "iterations": [{"iteration": 1, "fidelity": 0.94}, {"iteration": 2, "fidelity": 0.95}]},
+        "notes": {"trace_set": "HSDPA", "rates_kbps": [300, 750, 1200, 1850, 2850, 4300, 5000, 6000, 8000]},
+    })
+    report = build(model, X.iloc[:200], y.iloc[:200], local_rows=0, measure_latency=False)
+    html, markdown = report.to_html(), report.to_markdown()
+    for text in (html, markdown):
+        assert "142 values: 0 to 141 (consecutive integers)" in text
+        assert "options › eval seeds" in text and "teacher › interface" in text and "action_probabilities, predict" in text
+        assert "9 values from 300 to 8000, median 2850" in text
+        assert "{" not in _between(text, "Distillation", "Iterations" if text is html else "| iteration")
+        assert ", 5, 6, 7," not in text and "[0, 1" not in text  # no seed list spelled out
+
+
+def test_every_metrics_row_says_what_it_was_scored_on(prdt_classifier, linnos):
+    X, y = linnos
+    rows, labels = X.iloc[:300], y.iloc[:300]
+    fitted_here = PrDTClassifier(random_state=0).fit(rows, labels)
+    report = build(prdt_classifier, rows, labels, local_rows=0, measure_latency=False, scored_on="300 LinnOS reads",
+                   baselines={"all-fast": np.zeros(300, dtype=int),
+                              "tree fit on these rows": Baseline(fitted_here, scored_on="its own training rows")})
+    column = report.card.metrics["scored on"]
+    assert column.tolist() == ["300 LinnOS reads", "the same rows", "its own training rows"]
+    assert report.card.metrics.loc["tree fit on these rows", "accuracy"] == 1.0
+    html = report.to_html()
+    assert "<th>scored on</th>" in html and "<td>its own training rows</td>" in html
+    assert "| its own training rows |" in report.to_markdown()
+    default = build(prdt_classifier, rows, labels, local_rows=0, measure_latency=False)
+    assert default.card.metrics["scored on"].tolist() == ["the 300 evaluation rows"]
+
+
+def clone_with_metadata(model, metadata):
+    from copy import deepcopy
+
+    copy = deepcopy(model)
+    copy.metadata_ = metadata
+    return copy
+
+
+def _between(text: str, start: str, end: str) -> str:
+    begin = text.index(start)
+    return text[begin:text.index(end, begin)]
