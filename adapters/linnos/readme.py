@@ -31,6 +31,22 @@ PUBLISHED = {
                   "Primo's false-submit rate stays stable, LinnOS degrades",
 }
 PERCENTILES = ("p90", "p95", "p99", "p99.9")
+CHANGES = "\n".join([
+    "## What moved in this report",
+    "",
+    "* **Claims judged by paired statistics** (issue 21): the \"At a glance\" table, which set the paper's figures "
+    "beside means, is replaced by the claims table above: per-trace (or per-array) paired differences, their "
+    "bootstrap interval over the traces, the median and a verdict. Directions mostly hold in the main mode, but no "
+    "published size is reproduced (every latency row notes the paper's size outside the interval), and the p99.9 / "
+    "p99.99 gains of Primo-P over Base are within noise over 4 arrays. In the artifact-style `submitted` mode, "
+    "Primo-E/P do *not* lower the mean latency against LinnOS and are *less* robust to noise than LinnOS.",
+    "* **Arrays need distinct traces**: the `traces` layout now requires at least 3 distinct traces (with 2 it used "
+    "to build [a, b, a], the primary being its own third replica); with 4 traces as here nothing changes. One trace "
+    "now runs the `shifted` layout alone, and `--traces FILE...` / `--history` take a user's own traces.",
+    "* Regenerated with the same command and seed: classification, trees and simulations are deterministic; timings "
+    "(training CPU seconds, C cost per prediction, hence a few µs in simulated latencies) are re-measured under "
+    "this run's machine load.",
+])
 
 
 def render_readme(results: dict) -> str:
@@ -70,6 +86,7 @@ def render_readme(results: dict) -> str:
                 _robustness(mode),
                 _generalization(mode),
             ]
+    parts.append(CHANGES)
     parts.append(_assumptions(results))
     return "\n\n".join(parts) + "\n"
 
