@@ -25,6 +25,7 @@ from threadpoolctl import threadpool_limits
 from primo.distill import ViperDistiller
 
 from adapters.pensieve.actor import PensieveActor
+from adapters.pensieve.qweights import QRecordingEnvFactory, QWeightedTeacher
 from adapters.pensieve.student import DistillationEnvFactory, StudentViewTeacher
 from adapters.pensieve.traces import Trace
 from adapters.pensieve.video import Video
@@ -71,9 +72,10 @@ def distill_actor(
     bandwidth_scale : (float, float), optional
         Multiply each training episode's bandwidth by a log-uniform factor in this range (more
         diverse rollouts); see :class:`~adapters.pensieve.student.DistillationEnvFactory`.
-    weighting : {"auto", "margin", "uniform"}, default "auto"
+    weighting : {"auto", "margin", "q", "uniform"}, default "auto"
         State weights of :class:`primo.distill.ViperDistiller` ("auto" = the actor's probability
-        margin, VIPER; "uniform" = DAgger).
+        margin; "q" = VIPER's l(s) from Monte-Carlo Q-values measured in the simulator, see
+        :mod:`adapters.pensieve.qweights`, ``n_jobs=1`` only; "uniform" = DAgger).
 
     Returns
     -------
@@ -87,6 +89,13 @@ def distill_actor(
     """
     make_env = DistillationEnvFactory(traces, video, training_variants=training_variants,
                                       validation_traces=validation_traces, bandwidth_scale=bandwidth_scale)
+    teacher = StudentViewTeacher(actor, video)
+    if weighting == "q":
+        if n_jobs != 1:
+            raise ValueError("weighting='q' records Q-values during the rollouts in this process: use n_jobs=1")
+        cache: dict = {}
+        teacher = QWeightedTeacher(actor, video, cache)
+        make_env = QRecordingEnvFactory(make_env, actor, cache)
     eval_seeds = make_env.evaluation_seeds
     if eval_traces is not None:
         eval_seeds = eval_seeds[:eval_traces]
@@ -96,7 +105,7 @@ def distill_actor(
     )
     # The search's Gaussian process works on tiny matrices: multi-threaded BLAS only adds contention.
     with threadpool_limits(1):
-        distiller.fit(StudentViewTeacher(actor, video), make_env)
+        distiller.fit(teacher, make_env)
     best = distiller.best_student_
     logger.info("distilled PrDT: iteration %d, %d leaves, depth %d", distiller.best_iteration_, best.n_leaves_,
                 best.depth_)
