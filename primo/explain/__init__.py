@@ -9,6 +9,8 @@ nothing here draws anything.
   decision path with the tested conditions.
 * :func:`model_card` — family, parameters, complexity, metrics against baselines, measured latency,
   search/distillation/edit history.
+* :func:`row_cautions` — what is unusual about each row's prediction: outside the training target
+  range, unseen categories, numbers beyond a PrAM's training range.
 * :func:`as_counterfactual` — a counterfactual result (from :mod:`primo.adjust`) checked for rendering.
 
 Example
@@ -31,6 +33,7 @@ from primo.explain.additive import (
     explain_additive,
     explain_additive_rows,
 )
+from primo.explain.cautions import CautionCounts, RowCautions, row_cautions, target_range
 from primo.explain.card import Baseline, Distillation, ModelCard, SearchHistory, model_card, prediction_metrics
 from primo.explain.counterfactual import CounterfactualView, as_counterfactual
 from primo.explain.tree import DecisionPath, PathStep, TreeExplanation, TreeNode, explain_tree, explain_tree_rows
@@ -123,11 +126,13 @@ __all__ = [
     "AdditiveContribution",
     "AdditiveExplanation",
     "Baseline",
+    "CautionCounts",
     "CounterfactualView",
     "DecisionPath",
     "Distillation",
     "ModelCard",
     "PathStep",
+    "RowCautions",
     "SearchHistory",
     "ShapeFunction",
     "TreeExplanation",
@@ -141,5 +146,7 @@ __all__ = [
     "explain_tree_rows",
     "model_card",
     "prediction_metrics",
+    "row_cautions",
     "select_rows",
+    "target_range",
 ]

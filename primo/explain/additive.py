@@ -21,6 +21,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from primo.explain._values import plain
+from primo.explain.cautions import row_cautions
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,8 @@ class AdditiveContribution:
     """Local explanation of one row: intercept + Σ contributions = raw score → prediction.
 
     For multiclass models the contributions are those towards ``class_shown`` (the predicted class).
+    ``cautions`` lists what is unusual about the prediction (see :mod:`primo.explain.cautions`):
+    outside the training target range, unseen categories, numbers beyond the training range.
     """
 
     label: str
@@ -141,6 +144,7 @@ class AdditiveContribution:
     class_shown: object = None
     probability: float | None = None
     extra: dict = field(default_factory=dict)
+    cautions: tuple[str, ...] = ()
 
 
 def _fmt(value: float, digits: int = 4) -> str:
@@ -231,6 +235,7 @@ def explain_additive_rows(model, X: pd.DataFrame, labels: list[str]) -> list[Add
     probabilities = model.predict_proba(X) if hasattr(model, "predict_proba") else None
     classes = list(model.classes_) if hasattr(model, "classes_") else None
     frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X), columns=model.feature_names_)
+    cautions = row_cautions(model, X, predictions)
     rows = []
     for i, label in enumerate(labels):
         class_shown, probability = None, None
@@ -252,5 +257,6 @@ def explain_additive_rows(model, X: pd.DataFrame, labels: list[str]) -> list[Add
             link=str(ebm.link_),
             class_shown=plain(class_shown),
             probability=probability,
+            cautions=tuple(cautions[i].messages),
         ))
     return rows

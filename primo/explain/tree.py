@@ -17,6 +17,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from primo.explain._values import plain
+from primo.explain.cautions import row_cautions
 from primo.models.encoding import encode_table, needs_encoding
 from primo.models.prdt import split_conditions
 
@@ -148,13 +149,16 @@ class PathStep:
 
 @dataclass(frozen=True)
 class DecisionPath:
-    """Local explanation of one row by a tree: the tests from the root to the leaf."""
+    """Local explanation of one row by a tree: the tests from the root to the leaf; ``cautions``
+    lists what is unusual about the row (categories never seen in training, see
+    :mod:`primo.explain.cautions`)."""
 
     label: str
     features: dict
     steps: list[PathStep]
     leaf: TreeNode
     prediction: object
+    cautions: tuple[str, ...] = ()
 
 
 def explain_tree(model) -> TreeExplanation:
@@ -242,6 +246,7 @@ def explain_tree_rows(model, X, labels: list[str], explanation: TreeExplanation 
     values = encode_table(frame, vocabularies).to_numpy() if vocabularies or needs_encoding(frame) else frame.to_numpy(dtype=float)
     indicator = model.decision_path(X)
     predictions = model.predict(X)
+    cautions = row_cautions(model, X, predictions)
     feature_index = {name: i for i, name in enumerate(_feature_names(model))}
     paths = []
     for i, label in enumerate(labels):
@@ -262,6 +267,7 @@ def explain_tree_rows(model, X, labels: list[str], explanation: TreeExplanation 
             steps=steps,
             leaf=explanation.nodes[visited[-1]],
             prediction=plain(predictions[i]),
+            cautions=tuple(cautions[i].messages),
         ))
     return paths
 

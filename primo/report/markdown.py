@@ -22,7 +22,8 @@ _SPECIAL = re.compile(r"([\\`*\[\]<>|~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 def text(value) -> str:
     """Free text with Markdown/HTML special characters backslash-escaped, on one line (lists and
     mappings summarized, see :func:`primo.report.summary.summarize`)."""
-    return _SPECIAL.sub(r"\\\1", summary.summarize(value)).replace("\n", " ")
+    shown = value if isinstance(value, str) else summary.summarize(value)  # text is kept whole, collections summarized
+    return _SPECIAL.sub(r"\\\1", shown).replace("\n", " ")
 
 
 def code(value) -> str:
@@ -71,6 +72,9 @@ def render_markdown(report, *, max_terms: int = 30) -> str:
         facts.insert(1, ["Classes", ", ".join(code(c) for c in card.classes)])
     if card.eval_rows is not None:
         facts.append(["Evaluation data", f"{card.eval_rows} rows"])
+    if report.cautions is not None:
+        facts.append(["Unusual predictions", text("; ".join([f"{report.cautions.flagged} of {report.cautions.rows} rows "
+                                                             "flagged"] + report.cautions.sentences()))])
     if card.latency_us:
         facts.append(["Latency", f"{fmt(card.latency_us['single_row'])} µs single row; "
                                  f"{fmt(card.latency_us['batch_per_row'])} µs/row in a batch"])
@@ -186,7 +190,8 @@ def _tree_lines(ex, max_nodes: int = 400) -> list[str]:
 def _local(report) -> list[str]:
     out = []
     for item in report.local:
-        out += [f"### {text(item.label)}: prediction {text(item.prediction)}", ""]
+        out += [f"### {'⚠ ' if item.cautions else ''}{text(item.label)}: prediction {text(item.prediction)}", ""]
+        out += [f"- caution: {text(message)}" for message in item.cautions] + ([""] if item.cautions else [])
         if hasattr(item, "contributions"):
             out += [f"intercept {fmt(item.intercept)} + Σ contributions = {fmt(item.raw_score)}"
                     + ("" if item.link == "identity" else f" ({item.link} score)"), ""]

@@ -11,6 +11,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from primo.explain import (
+    CautionCounts,
     CounterfactualView,
     ModelCard,
     as_counterfactual,
@@ -19,6 +20,8 @@ from primo.explain import (
     explain_local,
     explain_tree_rows,
     model_card,
+    row_cautions,
+    target_range,
 )
 from primo.errors import InputError, InputTypeError
 from primo.io import atomic_write_bytes
@@ -43,6 +46,7 @@ class Report:
     tree_depth: int = 4
     outline_depth: int = 3
     pair_heatmaps: int = 4
+    cautions: CautionCounts | None = None
     generated: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
 
     @property
@@ -165,6 +169,9 @@ def build(model, X=None, y=None, *, baselines=None, scored_on: str | None = None
         views = [as_counterfactual(result, label) for label, result in counterfactuals.items()]
     else:
         views = [as_counterfactual(result, f"counterfactual {i}") for i, result in enumerate(counterfactuals, 1)]
+    cautions = None
+    if X is not None:
+        cautions = CautionCounts.of(row_cautions(model, X), checks_target_range=target_range(model) is not None)
     return Report(
         title=title or f"{type(model).__name__} interpretation report",
         card=card,
@@ -174,6 +181,7 @@ def build(model, X=None, y=None, *, baselines=None, scored_on: str | None = None
         tree_depth=int(tree_depth),
         outline_depth=int(outline_depth),
         pair_heatmaps=_count(pair_heatmaps, "pair_heatmaps"),
+        cautions=cautions,
     )
 
 
