@@ -251,13 +251,39 @@ def check_training_input(model, X, y, sample_weight=None, *, classifier: bool, m
     return X
 
 
-def check_prediction_input(model, X):
+def _numeric_frame_values(model, X: pd.DataFrame, known) -> np.ndarray | None:
+    """The float64 values of ``X`` when it is already what the model reads, else ``None``.
+
+    "Already": the model's column names in its order (as text, so no duplicates), at least one row,
+    every column int or float, every feature read as a number, and no infinity unless the family
+    reads it. This is every check :func:`check_prediction_input` makes, answered from the column
+    index and pandas' dtype blocks instead of column by column (a 1-row call is mostly this
+    overhead); anything else returns ``None`` and takes the full path, which names the problem.
+    """
+    if known is None or X.shape[0] == 0 or X.shape[1] != len(known):
+        return None
+    # pandas' internal blocks give every dtype without building the dtypes Series (~10x cheaper).
+    if not all(block.dtype.kind in "fiu" for block in X._mgr.blocks):
+        return None
+    if X.columns.tolist() != known or len(model._features_read_as_numbers()) != len(known):
+        return None
+    values = X.to_numpy(dtype=np.float64)
+    if not model._accepts_infinity and np.isinf(values).any():
+        return None
+    return values
+
+
+def check_prediction_input(model, X, *, numeric_frames_as_arrays: bool = False):
     """Check X against what the model was fit on, naming the problem when it does not match.
 
     DataFrame columns are matched by name (as text), in any order: the result has the model's column
     order; a missing, unknown or duplicated column is a :class:`~primo.errors.ColumnMismatchError`.
     Other input is returned as it was given. NaN is a missing value; dates, text in a column the model
     reads as numbers, and infinity for a family that cannot read it (PrDT) are errors naming the column.
+
+    ``numeric_frames_as_arrays``: a DataFrame that is already in the model's column order with only
+    numeric columns the model reads as numbers comes back as a float64 array (the caller's library
+    predicts faster from arrays); checks are the same either way.
 
     Example
     -------
@@ -270,9 +296,13 @@ def check_prediction_input(model, X):
     who, expected = type(model).__name__, model.n_features_in_
     known = getattr(model, "feature_names_in_", None)
     if isinstance(X, pd.DataFrame):
-        X = _text_names(X)
         if known is not None:
             known = [str(n) for n in known]
+        values = _numeric_frame_values(model, X, known)
+        if values is not None:
+            return values if numeric_frames_as_arrays else X
+        X = _text_names(X)
+        if known is not None:
             unknown = [c for c in X.columns if c not in set(known)]
             missing = [c for c in known if c not in set(X.columns)]
             if unknown or missing:
@@ -300,6 +330,8 @@ def check_prediction_input(model, X):
         raise ColumnMismatchError(
             f"X has {array.shape[1]} features, but {who} is expecting {expected} features as input", argument="X")
     _check_shape(*array.shape)
+    if array.dtype.kind in "iub" or (array.dtype.kind == "f" and (model._accepts_infinity or not np.isinf(array).any())):
+        return X  # plain numbers: nothing left to check (column names are built only for an error)
     _check_array_values(array, _column_names(model, expected), model._features_read_as_numbers(),
                         model._accepts_infinity)
     return X

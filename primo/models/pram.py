@@ -255,7 +255,7 @@ class PrAMRegressor(RegressorMixin, _PrAMBase):
 
     def predict(self, X):
         """Predicted values."""
-        X = check_prediction_input(self, X)
+        X = check_prediction_input(self, X, numeric_frames_as_arrays=True)
         return self.ebm_.predict(X)
 
 
@@ -273,15 +273,15 @@ class PrAMClassifier(ClassifierMixin, _PrAMBase):
 
     def predict(self, X):
         """Predicted class labels."""
-        X = check_prediction_input(self, X)
+        X = check_prediction_input(self, X, numeric_frames_as_arrays=True)
         return self.ebm_.predict(X)
 
     def predict_proba(self, X):
         """Class probabilities, columns in the order of ``classes_``."""
-        X = check_prediction_input(self, X)
+        X = check_prediction_input(self, X, numeric_frames_as_arrays=True)
         return self.ebm_.predict_proba(X)
 
     def decision_function(self, X):
         """Raw additive score (log-odds for binary problems)."""
-        X = check_prediction_input(self, X)
+        X = check_prediction_input(self, X, numeric_frames_as_arrays=True)
         return self.ebm_.decision_function(X)
