@@ -17,6 +17,7 @@ builds them, from the jobs the scheduler has seen finish (``observe``) and submi
 """
 from __future__ import annotations
 
+from bisect import insort
 from collections import defaultdict, deque
 from datetime import timedelta
 
@@ -192,6 +193,137 @@ class EmbeddedScheduler:
         return value
 
     forecast = throughput_forecast  # simulator ThroughputForecaster protocol
+
+
+GPUS_PER_NODE = 8
+
+
+class JobQueue:
+    """An embedded scheduler's queue: estimates cached at queueing, priority order kept incrementally,
+    and the decision of a scheduling pass (which queued jobs start, on which nodes).
+
+    Each job is estimated once, when it is queued, as Lucid deploys it (``LucidPolicy`` with
+    ``reprioritize=False``, Helios' QSSF): ``push`` runs the compiled single-row predictor,
+    ``push_many`` one numpy pass over the exported tables for a whole batch, priorities
+    ``gpus × estimate`` computed as one array. Entries stay sorted by (priority, submit time,
+    queueing order) — inserted with bisect, batches merged by one Timsort of two sorted runs — so
+    a decision never re-estimates nor re-sorts the queue.
+
+    :meth:`decide` walks the queue in that order with consolidated placement, the rules of
+    :class:`adapters.scheduler.simulator.cluster.ResourcePool`: a job of ``g <= 8`` GPUs takes the
+    node with the fewest idle GPUs that fit it (ties: lowest index); a larger job takes
+    ``ceil(g / 8)`` entirely idle nodes, the lowest first. Nodes are kept in buckets by idle GPUs,
+    so a placement is a look-up in 9 buckets, not a scan of the cluster. Without ``backfill`` the
+    pass stops at the first job that does not fit (Helios' Algorithm 1); with it, later jobs that
+    fit start too. GPU sharing (Lucid's packing) is not part of this decision.
+
+    Parameters
+    ----------
+    scheduler : the :class:`EmbeddedScheduler` whose ``estimate``/``estimate_many`` give durations.
+
+    Example
+    -------
+    >>> queue = JobQueue(sched)  # doctest: +SKIP
+    >>> queue.push_many(waiting_jobs)  # doctest: +SKIP
+    >>> queue.decide(node_free=[1, 8, 3])  # doctest: +SKIP
+    [('job-17', (0,)), ('job-4', (1,))]
+    """
+
+    def __init__(self, scheduler: EmbeddedScheduler):
+        self.scheduler = scheduler
+        self._entries: list[tuple[float, float, int, object]] = []  # (priority, submit time, seq, job), sorted
+        self._seq = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def push(self, job) -> float:
+        """Queue one job (estimated now, once); returns its priority."""
+        priority = float(_get(job, "gpu_num")) * self.scheduler.estimate(job)
+        insort(self._entries, (priority, float(_get(job, "submit_time")), self._seq, job))
+        self._seq += 1
+        return priority
+
+    def push_many(self, jobs) -> np.ndarray:
+        """Queue a batch in arrival order: one vectorised estimate and priority; returns the priorities."""
+        jobs = list(jobs)
+        if not jobs:
+            return np.empty(0)
+        gpus = np.fromiter((_get(j, "gpu_num") for j in jobs), dtype=float, count=len(jobs))
+        priority = gpus * self.scheduler.estimate_many(jobs)
+        entries = [(p, float(_get(j, "submit_time")), self._seq + i, j)
+                   for i, (p, j) in enumerate(zip(priority.tolist(), jobs))]
+        entries.sort()
+        self._entries.extend(entries)
+        self._entries.sort()  # two sorted runs: Timsort merges them in linear time
+        self._seq += len(jobs)
+        return priority
+
+    def order(self) -> list:
+        """The queued jobs, first to run first."""
+        return [entry[3] for entry in self._entries]
+
+    def remove(self, job_id) -> None:
+        """Drop a queued job (cancelled, or started by someone else)."""
+        key = str(job_id)
+        for position, entry in enumerate(self._entries):
+            if str(_get(entry[3], "job_id")) == key:
+                del self._entries[position]
+                return
+        raise KeyError(f"job {job_id!r} is not queued")
+
+    def decide(self, node_free, *, backfill: bool = False) -> list[tuple[object, tuple[int, ...]]]:
+        """Start what fits: ``[(job, node indices), ...]`` in queue order; started jobs leave the queue.
+
+        ``node_free`` gives the idle GPUs of each node (0 to 8). The caller places each job on the
+        returned nodes (a job of ``g > 8`` GPUs takes 8 on each node but the last).
+        """
+        buckets: list[list[int]] = [[] for _ in range(GPUS_PER_NODE + 1)]  # idle GPUs -> node indices, ascending
+        for node, free in enumerate(node_free):
+            if not 0 <= free <= GPUS_PER_NODE:
+                raise ValueError(f"node {node} has {free} idle GPUs; a node has 0 to {GPUS_PER_NODE}")
+            buckets[int(free)].append(node)
+        idle_gpus = int(sum(node_free))
+        started, kept = [], []
+        entries = self._entries
+        for position, entry in enumerate(entries):
+            if idle_gpus == 0:
+                kept.extend(entries[position:])
+                break
+            job = entry[3]
+            g = int(_get(job, "gpu_num"))
+            nodes = self._place(buckets, g) if g <= idle_gpus else None
+            if nodes is not None:
+                started.append((job, nodes))
+                idle_gpus -= g
+            elif backfill:
+                kept.append(entry)
+            else:
+                kept.extend(entries[position:])
+                break
+        self._entries = kept
+        return started
+
+    @staticmethod
+    def _place(buckets: list[list[int]], g: int) -> tuple[int, ...] | None:
+        """Consolidated placement of a ``g``-GPU job (best fit on one node, or whole idle nodes)."""
+        if g <= GPUS_PER_NODE:
+            for free in range(g, GPUS_PER_NODE + 1):
+                if buckets[free]:
+                    node = buckets[free].pop(0)
+                    insort(buckets[free - g], node)
+                    return (node,)
+            return None
+        k = -(-g // GPUS_PER_NODE)
+        idle = buckets[GPUS_PER_NODE]
+        if len(idle) < k:
+            return None
+        nodes = tuple(idle[:k])
+        del idle[:k]
+        insort(buckets[GPUS_PER_NODE - (g - GPUS_PER_NODE * (k - 1))], nodes[-1])
+        for node in nodes[:-1]:
+            insort(buckets[0], node)
+        return nodes
 
 
 def next_bin_features(time: pd.Timestamp, history: dict, holidays=()) -> dict:

@@ -4,9 +4,10 @@ import pandas as pd
 import pytest
 
 from adapters.scheduler import packing, throughput, workload
-from adapters.scheduler.embedded import EmbeddedScheduler, next_bin_features, training_codes
+from adapters.scheduler.embedded import EmbeddedScheduler, JobQueue, next_bin_features, training_codes
 from adapters.scheduler.jobs import load_swf
-from adapters.scheduler.simulator import ThroughputHistory
+from adapters.scheduler.simulator import QSSFPolicy, Simulator, ThroughputHistory
+from adapters.scheduler.simulator.run_policies import min_nodes
 from primo import PrAMRegressor, PrDTClassifier
 
 
@@ -71,3 +72,57 @@ def test_sharing_score_and_forecast(data_dir, nasa):
     short = ThroughputHistory(history.bin_start[:10], history.submit_gpu_job[:10], history.submit_gpu_num[:10],
                               history.epoch, 600.0)
     assert sched.forecast(short) == pytest.approx(history.submit_gpu_job[4:10].mean())
+
+
+class _CheckedQSSF(QSSFPolicy):
+    """Helios' QSSF in the simulator, with a JobQueue fed the same arrivals and asked first at every pass."""
+
+    def attach(self, sim) -> None:
+        super().attach(sim)
+        self.mirrors = {vc: JobQueue(self.estimator) for vc in sim.pools}
+        self.passes = self.passes_with_waiting_jobs = self.multi_node_starts = 0
+
+    def on_arrival(self, job) -> None:
+        super().on_arrival(job)
+        self.mirrors[job.vc].push(job)
+
+    def schedule(self, pool) -> None:
+        decided = self.mirrors[pool.name].decide(list(pool.node_free), backfill=self.backfill)
+        before = set(pool.running)
+        super().schedule(pool)
+        started = sorted((j.idx, tuple(sorted({(g - pool.gpu_offset) // 8 for g in j.gpus})))
+                         for j in pool.running - before)
+        assert sorted((job.idx, nodes) for job, nodes in decided) == started
+        assert [j.idx for j in self.mirrors[pool.name].order()] == [e[3].idx for e in self.queues[pool.name]]
+        self.passes += 1
+        self.passes_with_waiting_jobs += bool(self.queues[pool.name])
+        self.multi_node_starts += sum(len(nodes) > 1 for _, nodes in decided)
+
+
+@pytest.mark.parametrize("backfill", [False, True])
+def test_job_queue_decides_like_the_simulated_qssf_on_a_real_log(nasa, backfill):
+    jobs, boundary, _, model = nasa
+    trace = jobs.copy()
+    trace["submit_time"] = trace["submit_time"] / 4.0  # 4x the arrival rate: queues build up
+    sched = EmbeddedScheduler(model, training_codes(jobs, boundary), jobs.attrs["epoch"])
+    policy = _CheckedQSSF(estimator=sched, backfill=backfill)
+    Simulator(trace, {"default": min_nodes(trace)}, policy).run()
+    assert policy.passes > 500 and policy.passes_with_waiting_jobs > 100 and policy.multi_node_starts > 10
+
+
+def test_job_queue_batches_match_single_pushes_and_reject_bad_nodes(nasa):
+    jobs, boundary, _, model = nasa
+    sched = EmbeddedScheduler(model, training_codes(jobs, boundary), jobs.attrs["epoch"])
+    waiting = jobs.iloc[900:1000].to_dict("records")
+    one_by_one, batch = JobQueue(sched), JobQueue(sched)
+    singles = [one_by_one.push(j) for j in waiting]
+    np.testing.assert_allclose(batch.push_many(waiting), singles, rtol=1e-9)
+    assert [j["job_id"] for j in batch.order()] == [j["job_id"] for j in one_by_one.order()]
+    assert batch.order()[0]["job_id"] == waiting[int(np.argmin(singles))]["job_id"]
+    batch.remove(waiting[3]["job_id"])
+    assert len(batch) == 99
+    with pytest.raises(KeyError, match="not queued"):
+        batch.remove(waiting[3]["job_id"])
+    with pytest.raises(ValueError, match="node 1 has 9 idle GPUs"):
+        batch.decide([8, 9])
+    assert batch.decide([0, 0]) == [] and len(batch) == 99
