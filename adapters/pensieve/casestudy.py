@@ -92,7 +92,7 @@ class Settings:
     weighting: str = "auto"  # VIPER's probability-margin state weights ("uniform": DAgger)
     bandwidth_scale: tuple[float, float] | None = None  # rollouts on scaled links (more diverse states)
     validation_fraction: float = 0.2  # of the training traces: never rolled out on, used for selection
-    test_validation_fraction: float = 0.0  # of the test traces: added to the selection mix
+    test_validation_fraction: float = 0.3  # of the test traces: added to the selection mix
     test_fraction: float = 0.3  # of the training traces held out as test traces when none are given
     train_traces: int | None = None  # use only the first n traces of each directory (None: all)
     test_traces: int | None = None
@@ -148,7 +148,8 @@ def split_trace_sets(train: list, test: list | None, settings: Settings, *, trai
     (114, 28, 125)
     """
     train = train[: settings.train_traces]
-    if test is None:
+    separate_test_set = test is not None
+    if not separate_test_set:
         train, test = split_traces(train, settings.test_fraction, settings.seed)
         test_label = f"{train_label} (held out)"
         if not test:
@@ -160,7 +161,9 @@ def split_trace_sets(train: list, test: list | None, settings: Settings, *, trai
         raise ValueError(f"training and test traces share names ({', '.join(sorted(clash)[:5])}): "
                          "rename them or pass distinct directories")
     rollout, validation = split_traces(train, settings.validation_fraction, settings.seed)
-    test, test_validation = split_traces(test, settings.test_validation_fraction, settings.seed)
+    test_validation = []
+    if separate_test_set:  # a separate test collection lends part of itself to the selection mix
+        test, test_validation = split_traces(test, settings.test_validation_fraction, settings.seed)
     if not rollout or not test:
         raise ValueError(f"too few traces to split: {len(rollout)} rollout and {len(test)} test traces")
     return TraceSplit(train_label, test_label, rollout, validation, test_validation, test)
@@ -419,9 +422,13 @@ def run(data_dir=None, out_dir="reports/pensieve", *, settings: Settings = FULL,
                 len(split.validation), split.train_label, len(split.test_validation), len(split.test),
                 split.test_label)
 
+    pathological = pathological_traces(train_traces + split.test + split.test_validation)
+    # A trace below the lowest bitrate stalls every policy for minutes: its QoE gap (tens of points on
+    # one trace) would decide which iteration is kept. Such traces choose nothing; they stay in the tests.
+    selection = [t for t in split.selection if t.name not in pathological]
     distill_start, distill_cpu_start = time.perf_counter(), time.process_time()
     distiller = distill_actor(
-        actor, video, split.rollout, validation_traces=split.selection or None, n_iterations=settings.n_iterations,
+        actor, video, split.rollout, validation_traces=selection or None, n_iterations=settings.n_iterations,
         episodes_per_iteration=settings.episodes_per_iteration, n_trials=settings.n_trials, lam=settings.lam,
         weighting=settings.weighting, bandwidth_scale=settings.bandwidth_scale, n_jobs=n_jobs,
         random_state=settings.seed, progress=True,
@@ -438,7 +445,6 @@ def run(data_dir=None, out_dir="reports/pensieve", *, settings: Settings = FULL,
     policies = _policies(actor, video, tree, metis)
     qoe = evaluate(policies, trace_sets, video, published_sets)
     labels = {"train": split.train_label, "test": split.test_label}
-    pathological = pathological_traces(train_traces + split.test)
     claims = qoe_claims(qoe, labels, published_sets, pathological)
 
     student_rows = pd.DataFrame(student_view(observations), columns=list(STUDENT_FEATURES))
@@ -455,7 +461,8 @@ def run(data_dir=None, out_dir="reports/pensieve", *, settings: Settings = FULL,
                      "published_as": published_sets.get("test")},
         },
         "traces": {name: len(traces) for name, traces in trace_sets.items()},
-        "trace_roles": split.roles(),
+        "trace_roles": {**split.roles(),
+                        "left_out_of_selection": [t.name for t in split.selection if t.name in pathological]},
         "pathological_traces": pathological,
         "qoe": qoe,
         "claims": [claim.to_dict() for claim in claims],

@@ -118,7 +118,11 @@ def protocol_note(results: dict) -> str:
             f"with the best QoE on {len(roles['validation'])} other {train} traces")
     if roles["test_validation"]:
         text += f" and {len(roles['test_validation'])} {test} traces"
-    text += (f" (the validation mix, never rolled out on); the {len(roles['test'])} held-out {test} traces served "
+    text += " (the validation mix, never rolled out on"
+    if roles.get("left_out_of_selection"):
+        text += (f"; {', '.join(roles['left_out_of_selection'])} left out of it: below the lowest bitrate, one such "
+                 "trace would decide the choice")
+    text += (f"); the {len(roles['test'])} held-out {test} traces served "
              f"neither training nor selection (splits seeded by seed {s['seed']}). The {train} column covers all "
              f"{results['traces']['train']} {train} traces (rollout and validation), as the paper's figure does; "
              "the pretrained actor itself was trained on HSDPA.")
@@ -177,7 +181,10 @@ def _pathological_note(results: dict) -> str:
         return "No trace has a mean bandwidth below the lowest bitrate (300 kbps)."
     cells = []
     for name, mbps in slow.items():
-        set_name = next(s for s in results["qoe"] if name in results["qoe"][s][PRIMO]["per_trace"])
+        set_name = next((s for s in results["qoe"] if name in results["qoe"][s][PRIMO]["per_trace"]), None)
+        if set_name is None:  # a test-validation trace: not evaluated, left out of the selection
+            cells.append(f"{name} ({mbps:.2f} Mbps, in the {results['trace_sets']['test']['label']} validation part)")
+            continue
         qoe = results["qoe"][set_name]
         cells.append(f"{name} ({results['trace_sets'][set_name]['label']}, {mbps:.2f} Mbps): "
                      + ", ".join(f"{label} {qoe[label]['per_trace'][name]:.1f}" for label in (PRIMO, RL, SAMPLED, METIS)))

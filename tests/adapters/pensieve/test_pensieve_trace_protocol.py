@@ -40,10 +40,11 @@ def test_user_directories_tab_or_space(tmp_path):
     split, published = _load_split(tmp_path, train, test, FULL)
     assert published == {"train": None, "test": None}  # no paper figures for a user's traces
     assert (split.train_label, split.test_label) == ("mine", "other")
-    assert len(split.rollout) == 8 and len(split.validation) == 2 and len(split.test) == 6
+    assert len(split.rollout) == 8 and len(split.validation) == 2
+    assert len(split.test) == 4 and len(split.test_validation) == 2 and split.test_validation[0].name.startswith("lte")
     # Without test traces, part of the training traces is held out as the test set.
     split, _ = _load_split(tmp_path, train, None, FULL)
-    assert len(split.test) == 3 and split.test_label == "mine (held out)"
+    assert len(split.test) == 3 and split.test_label == "mine (held out)" and not split.test_validation
     assert not {t.name for t in split.test} & {t.name for t in split.train}
 
 
