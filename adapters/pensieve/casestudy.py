@@ -64,7 +64,7 @@ from adapters.pensieve.metis import TreePolicy, collect_teacher_rollouts, fit_me
 from adapters.pensieve.observation import states_from_observations
 from adapters.pensieve.student import DROPPED_FEATURES, STUDENT_FEATURES, StudentPolicy, student_view
 from adapters.pensieve.teacher import ActorTeacher
-from adapters.pensieve.traces import TRACE_SETS, load_trace_dir, shared_trace_dir, split_traces
+from adapters.pensieve.traces import TRACE_FORMATS, TRACE_SETS, load_trace_dir, shared_trace_dir, split_traces
 from adapters.pensieve.video import BITRATES_KBPS, load_video
 
 logger = logging.getLogger(__name__)
@@ -387,7 +387,7 @@ def _pathological_note(names: list[str], a: np.ndarray, b: np.ndarray, pathologi
 
 
 def run(data_dir=None, out_dir="reports/pensieve", *, settings: Settings = FULL, timeline_trace: str | None = None,
-        traces_dir=None, test_traces_dir=None, n_jobs: int = 1) -> dict:
+        traces_dir=None, test_traces_dir=None, trace_format: str = "auto", n_jobs: int = 1) -> dict:
     """Run the whole case study and write its outputs to ``out_dir``; returns the results dict.
 
     Parameters
@@ -401,6 +401,8 @@ def run(data_dir=None, out_dir="reports/pensieve", *, settings: Settings = FULL,
     traces_dir, test_traces_dir : path-like, optional
         The user's training and test traces (default: the shared HSDPA and FCC traces; with
         ``traces_dir`` alone, test traces are held out from it).
+    trace_format : {"auto", "cooked", "mahimahi"}
+        Format of the files in the user's directories (see :func:`adapters.pensieve.traces.load_trace_dir`).
     n_jobs : int
 
     Example
@@ -411,7 +413,7 @@ def run(data_dir=None, out_dir="reports/pensieve", *, settings: Settings = FULL,
     start = time.perf_counter()
     data_dir, out = resolve_data_dir(data_dir), Path(out_dir)
     video, actor = load_video(data_dir), load_actor(data_dir)
-    split, published_sets = _load_split(data_dir, traces_dir, test_traces_dir, settings)
+    split, published_sets = _load_split(data_dir, traces_dir, test_traces_dir, settings, trace_format)
     train_traces = split.train
     by_name = {trace.name: trace for trace in train_traces}
     if timeline_trace is None:
@@ -450,7 +452,7 @@ def run(data_dir=None, out_dir="reports/pensieve", *, settings: Settings = FULL,
     student_rows = pd.DataFrame(student_view(observations), columns=list(STUDENT_FEATURES))
     results = {
         "primo_version": primo.__version__,
-        "command": _command(data_dir, out, settings, traces_dir, test_traces_dir),
+        "command": _command(data_dir, out, settings, traces_dir, test_traces_dir, trace_format),
         "settings": asdict(settings),
         "qoe_definition": QOE_DEFINITION,
         "trace_sets": {
@@ -507,11 +509,12 @@ def run(data_dir=None, out_dir="reports/pensieve", *, settings: Settings = FULL,
     return results
 
 
-def _command(data_dir, out: Path, settings: Settings, traces_dir, test_traces_dir) -> str:
+def _command(data_dir, out: Path, settings: Settings, traces_dir, test_traces_dir, trace_format: str) -> str:
     """The ``primo casestudy pensieve`` command line that reproduces this run (for the README)."""
     parts = ["primo casestudy pensieve", f"--data-dir {data_dir}"]
     parts += [f"--traces {traces_dir}"] if traces_dir is not None else []
     parts += [f"--test-traces {test_traces_dir}"] if test_traces_dir is not None else []
+    parts += [f"--trace-format {trace_format}"] if trace_format != "auto" else []
     defaults = QUICK if settings.n_iterations == QUICK.n_iterations else FULL
     parts += ["--quick"] if defaults is QUICK else []
     for name in ("validation_fraction", "test_validation_fraction", "test_fraction", "seed"):
@@ -521,7 +524,8 @@ def _command(data_dir, out: Path, settings: Settings, traces_dir, test_traces_di
     return " ".join(parts)
 
 
-def _load_split(data_dir, traces_dir, test_traces_dir, settings: Settings) -> tuple[TraceSplit, dict]:
+def _load_split(data_dir, traces_dir, test_traces_dir, settings: Settings,
+                trace_format: str = "auto") -> tuple[TraceSplit, dict]:
     """The traces split into roles, and which of the paper's collections each set is (for the
     published figures: only the shared HSDPA and FCC directories get them)."""
     shared = {name: shared_trace_dir(name, data_dir) for name in TRACE_SETS}
@@ -531,7 +535,7 @@ def _load_split(data_dir, traces_dir, test_traces_dir, settings: Settings) -> tu
         paper_set = next((name for name, path in shared.items()
                           if path.is_dir() and directory.resolve() == path.resolve()), None)
         label = paper_set.upper() if paper_set else directory.name
-        return load_trace_dir(directory, TRACE_SETS.get(paper_set)), label, paper_set
+        return load_trace_dir(directory, TRACE_SETS.get(paper_set), trace_format), label, paper_set
 
     train, train_label, train_paper = read(traces_dir, "hsdpa")
     if test_traces_dir is None and traces_dir is not None:
@@ -573,6 +577,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--test-traces", default=None, metavar="DIR",
                         help="held-out test traces (default: the shared FCC traces; with --traces alone, "
                              "--test-fraction of them is held out)")
+    parser.add_argument("--trace-format", choices=TRACE_FORMATS, default="auto",
+                        help="format of the trace files: cooked ('time_s bandwidth_Mbps' lines), mahimahi (one "
+                             "ms delivery timestamp per line), or auto (detected per file; default)")
     parser.add_argument("--validation-fraction", type=float, default=FULL.validation_fraction,
                         help="fraction of the training traces kept out of the rollouts to choose the tree "
                              f"(default {FULL.validation_fraction})")
@@ -596,7 +603,7 @@ def main(argv: list[str] | None = None) -> int:
                            "test_validation_fraction": args.test_validation_fraction,
                            "test_fraction": args.test_fraction})
     run(args.data_dir, args.out, settings=settings, timeline_trace=args.timeline_trace, traces_dir=args.traces,
-        test_traces_dir=args.test_traces, n_jobs=args.n_jobs)
+        test_traces_dir=args.test_traces, trace_format=args.trace_format, n_jobs=args.n_jobs)
     return 0
 
 

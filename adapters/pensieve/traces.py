@@ -1,7 +1,10 @@
 """Bandwidth traces for the Pensieve simulator: Norway HSDPA (tab-separated) and FCC (space-separated).
 
-Each trace file holds one ``time_s  bandwidth_Mbps`` point per line. The simulator reads the
-bandwidth of point ``i`` as the rate over the interval that ends at ``time[i]``.
+Each trace file holds one ``time_s  bandwidth_Mbps`` point per line (Pensieve's "cooked" format).
+The simulator reads the bandwidth of point ``i`` as the rate over the interval that ends at
+``time[i]``. A user's directory may also hold Mahimahi link traces (one millisecond timestamp per
+line, one 1500-byte delivery opportunity each, the format Pensieve's emulation experiments replay),
+converted to rates over fixed windows by :func:`load_mahimahi_trace`.
 """
 from __future__ import annotations
 
@@ -16,6 +19,9 @@ from primo.datasets import resolve_data_dir
 
 #: Trace collections shipped in ``<data_dir>/pensieve/traces/`` and their column separator.
 TRACE_SETS = {"hsdpa": "\t", "fcc": " "}
+#: File formats :func:`load_trace_dir` reads ("auto": told apart by the number of columns).
+TRACE_FORMATS = ("auto", "cooked", "mahimahi")
+MAHIMAHI_PACKET_BYTES = 1500
 
 
 class TraceFormatError(ValueError):
@@ -68,20 +74,16 @@ def load_trace(path: str | os.PathLike, delimiter: str | None = None) -> Trace:
     """
     path = Path(path)
     times, bandwidths = [], []
-    with open(path, encoding="ascii") as handle:
-        for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            fields = line.split(delimiter)
-            try:
-                time_s, mbps = (float(field) for field in fields)
-            except ValueError:
-                raise TraceFormatError(
-                    f"{path}:{line_number}: expected two numbers separated by {delimiter!r}, "
-                    f"got {line.rstrip()!r}"
-                ) from None
-            times.append(time_s)
-            bandwidths.append(mbps)
+    for line_number, line in _lines(path):
+        fields = line.split(delimiter)
+        try:
+            time_s, mbps = (float(field) for field in fields)
+        except ValueError:
+            raise TraceFormatError(
+                f"{path}:{line_number}: expected two numbers separated by {delimiter!r}, got {line.rstrip()!r}"
+            ) from None
+        times.append(time_s)
+        bandwidths.append(mbps)
     times_s, bandwidth_mbps = np.array(times), np.array(bandwidths)
     if len(times_s) < 2:
         raise TraceFormatError(f"{path}: a trace needs at least two points, found {len(times_s)}")
@@ -90,6 +92,72 @@ def load_trace(path: str | os.PathLike, delimiter: str | None = None) -> Trace:
     if np.any(bandwidth_mbps < 0):
         raise TraceFormatError(f"{path}: negative bandwidth")
     return Trace(path.name, times_s, bandwidth_mbps)
+
+
+def _lines(path: Path):
+    """(line number, text) of the non-empty lines of a text file; a binary file is a TraceFormatError."""
+    try:
+        text = path.read_text(encoding="ascii")
+    except UnicodeDecodeError:
+        raise TraceFormatError(f"{path}: not a text trace file (non-ASCII bytes)") from None
+    return [(number, line) for number, line in enumerate(text.splitlines(), start=1) if line.strip()]
+
+
+def load_mahimahi_trace(path: str | os.PathLike, window_s: float = 1.0) -> Trace:
+    """Read a Mahimahi link trace as bandwidth points, one per ``window_s`` window.
+
+    Each line is the time in ms at which one 1500-byte packet can be delivered (repeated times mean
+    several packets). The rate of a window is its packets × 1500 B × 8 / window; point ``k`` (time
+    ``k · window_s``) carries the rate of the window that ends there, the simulator's convention.
+
+    Raises
+    ------
+    TraceFormatError
+        If a line is not one non-negative integer, the times go backwards, or the trace is shorter
+        than two windows.
+
+    Example
+    -------
+    >>> trace = load_mahimahi_trace("traces/Verizon-LTE-short.up")  # doctest: +SKIP
+    >>> trace.bandwidth_mbps[:3]  # doctest: +SKIP
+    """
+    path = Path(path)
+    if not window_s > 0:
+        raise ValueError(f"window_s must be > 0, got {window_s}")
+    stamps = []
+    for line_number, line in _lines(path):
+        try:
+            stamps.append(int(line.strip()))
+        except ValueError:
+            raise TraceFormatError(f"{path}:{line_number}: expected one integer (ms) per line, got {line!r}") from None
+    stamps_ms = np.array(stamps)
+    if np.any(stamps_ms < 0) or np.any(np.diff(stamps_ms) < 0):
+        raise TraceFormatError(f"{path}: Mahimahi times must be non-negative and non-decreasing")
+    n_windows = int(np.ceil((stamps_ms[-1] + 1) / 1000.0 / window_s)) if len(stamps_ms) else 0
+    if n_windows < 2:
+        raise TraceFormatError(f"{path}: a Mahimahi trace must span at least two {window_s:g} s windows")
+    packets = np.bincount((stamps_ms / 1000.0 / window_s).astype(int), minlength=n_windows)[:n_windows]
+    rates = packets * MAHIMAHI_PACKET_BYTES * 8 / window_s / 1e6
+    return Trace(path.name, np.arange(n_windows + 1) * window_s, np.concatenate([rates[:1], rates]))
+
+
+def detect_trace_format(path: str | os.PathLike) -> str:
+    """"cooked" (two numbers per line) or "mahimahi" (one), from the first non-empty line.
+
+    Example
+    -------
+    >>> detect_trace_format("../shared/data/pensieve/traces/fcc/apple_10")  # doctest: +SKIP
+    'cooked'
+    """
+    path = Path(path)
+    lines = _lines(path)
+    if not lines:
+        raise TraceFormatError(f"{path}: empty trace file")
+    n_fields = len(lines[0][1].split())
+    if n_fields not in (1, 2):
+        raise TraceFormatError(f"{path}:{lines[0][0]}: expected 'time_s bandwidth_Mbps' (cooked) or one ms "
+                               f"timestamp (Mahimahi) per line, got {lines[0][1]!r}")
+    return "cooked" if n_fields == 2 else "mahimahi"
 
 
 def load_trace_set(name: str, data_dir: str | os.PathLike | None = None) -> list[Trace]:
@@ -124,11 +192,14 @@ def shared_trace_dir(name: str, data_dir: str | os.PathLike | None = None) -> Pa
     return resolve_data_dir(data_dir) / "pensieve" / "traces" / name
 
 
-def load_trace_dir(directory: str | os.PathLike, delimiter: str | None = None) -> list[Trace]:
+def load_trace_dir(directory: str | os.PathLike, delimiter: str | None = None,
+                   trace_format: str = "auto") -> list[Trace]:
     """Load every trace file of a directory (a user's own traces), sorted by file name.
 
-    Each file holds ``time_s bandwidth_Mbps`` per line, as Pensieve's ``cooked_traces`` (tab- or
-    space-separated: with ``delimiter=None`` any whitespace is accepted). Hidden files are skipped.
+    ``trace_format="cooked"``: ``time_s bandwidth_Mbps`` per line, as Pensieve's ``cooked_traces``
+    (tab- or space-separated: with ``delimiter=None`` any whitespace is accepted); ``"mahimahi"``:
+    Mahimahi link traces (:func:`load_mahimahi_trace`); ``"auto"``: each file's format is detected
+    (:func:`detect_trace_format`). Hidden files are skipped.
 
     Raises
     ------
@@ -149,7 +220,13 @@ def load_trace_dir(directory: str | os.PathLike, delimiter: str | None = None) -
     files = sorted(p for p in directory.iterdir() if p.is_file() and not p.name.startswith("."))
     if not files:
         raise FileNotFoundError(f"no trace files in {directory}")
-    return [load_trace(p, delimiter) for p in files]
+    if trace_format not in TRACE_FORMATS:
+        raise ValueError(f"trace_format must be one of {TRACE_FORMATS}, got {trace_format!r}")
+    traces = []
+    for path in files:
+        kind = detect_trace_format(path) if trace_format == "auto" else trace_format
+        traces.append(load_trace(path, delimiter) if kind == "cooked" else load_mahimahi_trace(path))
+    return traces
 
 
 def split_traces(traces: Sequence[Trace], fraction: float, seed: int = 0) -> tuple[list[Trace], list[Trace]]:

@@ -5,7 +5,9 @@ import pytest
 from adapters.pensieve.casestudy import FULL, Settings, _load_split, pathological_traces, split_trace_sets
 from adapters.pensieve.casestudy_docs import KEPT_MARKER, _kept_section
 from adapters.pensieve.student import DistillationEnvFactory
-from adapters.pensieve.traces import Trace, TraceFormatError, load_trace_dir, split_traces
+from adapters.pensieve.traces import (
+    Trace, TraceFormatError, detect_trace_format, load_mahimahi_trace, load_trace_dir, split_traces,
+)
 
 
 def _write_traces(directory, names, mbps=2.0, separator=" "):
@@ -98,3 +100,40 @@ def test_hand_written_readme_section_survives(tmp_path):
     assert _kept_section(readme) == ""
     readme.write_text(f"# generated\n\n{KEPT_MARKER}\n## What moved\n\nthe tree\n")
     assert _kept_section(readme) == f"\n{KEPT_MARKER}\n## What moved\n\nthe tree\n"
+
+
+def test_mahimahi_traces_become_rates_per_window(tmp_path):
+    # 2 packets in [0, 1) s, 1 in [1, 2) s, 3 in [2, 3) s: 1500 B x 8 per packet and second.
+    path = tmp_path / "lte.down"
+    path.write_text("0\n999\n1000\n2000\n2000\n2999\n")
+    trace = load_mahimahi_trace(path)
+    assert trace.times_s.tolist() == [0.0, 1.0, 2.0, 3.0]
+    np.testing.assert_allclose(trace.bandwidth_mbps, [0.024, 0.024, 0.012, 0.036])
+    assert detect_trace_format(path) == "mahimahi"
+    cooked = _write_traces(tmp_path / "mixed", ["a"])
+    (cooked / "b.down").write_text(path.read_text())
+    loaded = load_trace_dir(cooked)
+    assert [t.name for t in loaded] == ["a", "b.down"] and loaded[1].bandwidth_mbps.tolist() == trace.bandwidth_mbps.tolist()
+    with pytest.raises(TraceFormatError, match="expected two numbers"):
+        load_trace_dir(cooked, trace_format="cooked")
+    with pytest.raises(ValueError, match="trace_format"):
+        load_trace_dir(cooked, trace_format="pcap")
+
+
+def test_bad_mahimahi_and_binary_files(tmp_path):
+    backwards = tmp_path / "backwards"
+    backwards.write_text("5\n3\n")
+    with pytest.raises(TraceFormatError, match="non-decreasing"):
+        load_mahimahi_trace(backwards)
+    short = tmp_path / "short"
+    short.write_text("1\n2\n")
+    with pytest.raises(TraceFormatError, match="two 1 s windows"):
+        load_mahimahi_trace(short)
+    binary = tmp_path / "binary"
+    binary.write_bytes(b"\x89PNG\x00\xff")
+    with pytest.raises(TraceFormatError, match="not a text trace"):
+        detect_trace_format(binary)
+    three = tmp_path / "three"
+    three.write_text("0 1 2\n")
+    with pytest.raises(TraceFormatError, match="three:1"):
+        detect_trace_format(three)
