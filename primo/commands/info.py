@@ -26,10 +26,11 @@ def run(args) -> int:
         _print_search(card.search)
     if card.selection is not None:
         _print_selection(card.selection)
-    metadata = model.metadata_
-    for key in sorted(set(metadata) - {"search", "selection", "edits"}):
-        print(f"{key}: {metadata[key] if not isinstance(metadata[key], (list, dict)) else type(metadata[key]).__name__ + ' (' + str(len(metadata[key])) + ' items)'}")
-    edits = metadata.get("edits") or []
+    if card.distillation is not None:
+        _print_distillation(card.distillation)
+    for key, value in sorted(card.other_metadata.items()):
+        _print_metadata(str(key), value)
+    edits = model.metadata_.get("edits") or []
     print(f"edits: {len(edits)}")
     for number, edit in enumerate(edits, 1):  # the summary; `primo adjust history` shows the arguments
         print(f"  {number}. {edit.get('operation', '?')}: {edit.get('summary', '')}")
@@ -47,9 +48,32 @@ def _print_search(search) -> None:
         print(f"  lowest {'loss' if search.lam == 0 else 'S'}: {trial_text(search, search.lowest_index)}")
 
 
+def _print_distillation(distillation) -> None:
+    from primo.report.summary import facts, summarize
+
+    print(f"distillation: {distillation.method}, fidelity to the teacher {summarize(distillation.fidelity)}")
+    for name, text in facts(distillation.details):
+        print(f"  {name}: {text}")
+    if len(distillation.iterations):
+        columns = ", ".join(map(str, distillation.iterations.columns))
+        print(f"  iterations: {len(distillation.iterations)} ({columns}; `primo report` draws them)")
+
+
+def _print_metadata(key: str, value) -> None:
+    """Any other metadata entry as labelled facts (a summary, never a raw dict or list)."""
+    from primo.report.summary import facts, label, summarize
+
+    if isinstance(value, dict) and value:
+        print(f"{label(key)}:")
+        for name, text in facts(value):
+            print(f"  {name}: {text}")
+    else:
+        print(f"{label(key)}: {summarize(value)}")
+
+
 def _print_selection(selection) -> None:
-    """One line per family (the selected one starred), columns aligned."""
-    from primo.report.search_view import selected_family, selection_table
+    """One line per family (the selected one starred), columns aligned, and what the latency is."""
+    from primo.report.search_view import latency_legend, selected_family, selection_table
     from primo.report.svg import fmt
 
     table = selection_table(selection).reset_index()
@@ -61,3 +85,5 @@ def _print_selection(selection) -> None:
     print("  " + "  ".join(str(c).ljust(widths.get(c, 0)) for c in text.columns).rstrip())
     for _, row in text.iterrows():
         print("  " + "  ".join(v.ljust(widths.get(c, 0)) for c, v in row.items()).rstrip())
+    if "latency µs" in table:
+        print("  " + latency_legend(selection))

@@ -121,6 +121,7 @@ def search_context(card) -> dict:
                 kept=None if search is None else search_view.trial_text(search, search.chosen_index),
                 rule=None if search is None else "Rule: " + search_view.rule_sentence(search),
                 selection=selection,
+                latency_legend=None if card.selection is None else search_view.latency_legend(card.selection),
                 selected_family=None if card.selection is None else search_view.selected_family(card.selection))
 
 

@@ -134,6 +134,7 @@ def _history(card) -> list[str]:
                 f"Selected: {code(search_view.selected_family(card.selection))}; relative loss: validated loss ÷ the "
                 "trivial predictor's (1 = knowing nothing).", ""]
         out += frame_table(search_view.selection_table(card.selection), index_name="family")
+        out += [text(search_view.latency_legend(card.selection)), ""]
     if card.search is not None:
         s = card.search
         out += ["## Hyper-parameter search", "",

@@ -142,11 +142,28 @@ def trial_text(search, index) -> str:
     return text
 
 
+def latency_legend(selection: pd.DataFrame) -> str:
+    """What the selection table's latency column measures, in one line (see :mod:`primo.selection`).
+
+    Example
+    -------
+    >>> latency_legend(pd.DataFrame({"latency_us": [5.1], "latency_p90_us": [5.6]}))[:40]
+    'latency µs: median over 50 training rows'
+    """
+    from primo.selection import LATENCY_ROWS
+
+    spread = " (p90: the 90th percentile of the same calls)" if "latency_p90_us" in selection else ""
+    return (f"latency µs: median over {LATENCY_ROWS} training rows of one single-row call each (best of 3) of "
+            f"the deployed path, Primo's compiled pure-Python predictor, timed when the model was selected"
+            f"{spread}; model.predict on a one-row DataFrame costs more, the C and ONNX exports less.")
+
+
 def selection_table(selection: pd.DataFrame) -> pd.DataFrame:
     """The automatic-selection rows as a compact table, one row per family (indexed by family).
 
     Columns: model, size, relative loss ± se (1 = the trivial predictor), log loss and ECE (only
-    when some row has them: classifiers), single-row latency in µs, and the reason for the verdict.
+    when some row has them: classifiers), single-row latency in µs (median, with its 90th
+    percentile when recorded: see :func:`latency_legend`), and the reason for the verdict.
     """
     table = pd.DataFrame(index=pd.Index(selection["family"].astype(str), name="family"))
     table["model"] = selection["model"].astype(str).to_numpy() if "model" in selection else ""
@@ -159,7 +176,12 @@ def selection_table(selection: pd.DataFrame) -> pd.DataFrame:
         values = _column(selection, column)
         if values.notna().any():
             table[name] = values.to_numpy()
-    table["latency µs"] = _column(selection, "latency_us").to_numpy()
+    median = _column(selection, "latency_us")
+    if "latency_p90_us" in selection:
+        table["latency µs"] = [f"{fmt(m, 3)} (p90 {fmt(p, 3)})" if math.isfinite(p) else fmt(m, 3)
+                               for m, p in zip(median, _column(selection, "latency_p90_us"))]
+    else:  # files written before the spread was recorded
+        table["latency µs"] = median.to_numpy()
     table["reason"] = selection["reason"].fillna("").astype(str).to_numpy() if "reason" in selection else ""
     return table
 
