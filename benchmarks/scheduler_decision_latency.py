@@ -18,6 +18,13 @@ Workload Estimate Model, ``--model``, exported and run by
 history, one numpy pass over the exported bin tables, QSSF merge). ``--reprioritize off`` times
 the decision as Lucid deploys it: each estimate computed once when the job is queued (outside
 the timed pass), the pass sorts and places.
+
+``--decision embedded`` times :class:`adapters.scheduler.embedded.JobQueue` instead, the decision
+an embedded Primo scheduler takes itself (no simulator): with the ``n`` jobs queued (estimates
+cached by ``push_many``), which start and on which nodes, in two states of the same 135-node
+cluster: ``busy`` (one idle GPU per node, as above) and ``idle`` (every GPU idle), with and
+without backfill. Also timed: queueing one more job (one compiled-model estimate + bisect
+insertion) and queueing all ``n`` in one batch (one numpy pass over the exported tables).
 """
 from __future__ import annotations
 
@@ -29,8 +36,15 @@ import numpy as np
 import pandas as pd
 from sklearn.tree import DecisionTreeRegressor
 
-from adapters.scheduler.simulator import (LucidPolicy, ModelEstimator, OracleEstimator, Simulator, WorkloadCatalog,
-                                          assign_profiles, estimate_many)
+from adapters.scheduler.simulator import (
+    LucidPolicy,
+    ModelEstimator,
+    OracleEstimator,
+    Simulator,
+    WorkloadCatalog,
+    assign_profiles,
+    estimate_many,
+)
 
 N_NODES = 135
 FEATURES = ("gpu_num", "cpu_num", "submit_time")
@@ -96,6 +110,47 @@ def one_decision(trace: pd.DataFrame, catalog: WorkloadCatalog, profiles, estima
     return wall, cpu, len(running), packed
 
 
+def embedded_decisions(args) -> None:
+    """Median latency of JobQueue decisions (see the module docstring)."""
+    from adapters.scheduler.embedded import JobQueue
+
+    sched = make_estimator("primo", args.seed, args.model)
+    states = {"busy": [1] * N_NODES, "idle": [8] * N_NODES}
+    print(f"Embedded decision latency (JobQueue), {N_NODES} nodes x 8 GPUs, Primo workload model {args.model}, "
+          f"{args.repeat} repetitions, ms, median of wall clock (min in brackets)")
+    print(f"{'queued':>7s}" + "".join(f"{f'{state} {mode}':>20s}" for state in states for mode in ("no-bf", "backfill"))
+          + f"{'push one':>16s}{'push all':>18s}{'started busy/idle':>19s}")
+    for n in args.queue:
+        jobs = make_trace(n, args.seed).iloc[N_NODES:].to_dict("records")
+        cells, started = [], {}
+        for state, node_free in states.items():
+            for backfill in (False, True):
+                times = []
+                for _ in range(args.repeat):
+                    queue = JobQueue(sched)
+                    queue.push_many(jobs)  # estimates cached at queueing: not part of the decision
+                    t0 = time.perf_counter()
+                    decided = queue.decide(node_free, backfill=backfill)
+                    times.append((time.perf_counter() - t0) * 1e3)
+                started[state, backfill] = len(decided)
+                cells.append(f"{statistics.median(times):.3f} [{min(times):.3f}]")
+        queue = JobQueue(sched)
+        queue.push_many(jobs[:-1])
+        push_one, push_all = [], []
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            queue.push(jobs[-1])
+            push_one.append((time.perf_counter() - t0) * 1e3)
+            queue.remove(jobs[-1]["job_id"])
+            t0 = time.perf_counter()
+            JobQueue(sched).push_many(jobs)
+            push_all.append((time.perf_counter() - t0) * 1e3)
+        print(f"{n:7d}" + "".join(f"{c:>20s}" for c in cells) + f"{statistics.median(push_one):16.3f}"
+              f"{statistics.median(push_all):18.2f}"
+              f"{str(started['busy', True]) + '/' + str(started['idle', True]):>19s}")
+    print("target (issue 19): an embedded decision over 2,048 queued jobs with cached estimates < 1 ms")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--queue", type=int, nargs="*", default=[128, 512, 1024, 2048])
@@ -104,10 +159,15 @@ def main(argv=None) -> None:
                         help="Primo workload model file (--estimator primo)")
     parser.add_argument("--reprioritize", choices=["on", "off"], default="on",
                         help="on: every queued job re-estimated in the timed pass; off: estimates cached at queueing")
+    parser.add_argument("--decision", choices=["lucid", "embedded"], default="lucid",
+                        help="lucid: the simulated Lucid pass; embedded: JobQueue's own decision")
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    if args.decision == "embedded":
+        embedded_decisions(args)
+        return
 
     catalog = WorkloadCatalog.from_data_dir(args.data_dir)
     estimator = make_estimator(args.estimator, args.seed, args.model)

@@ -231,7 +231,8 @@ class JobQueue:
 
     def __init__(self, scheduler: EmbeddedScheduler):
         self.scheduler = scheduler
-        self._entries: list[tuple[float, float, int, object]] = []  # (priority, submit time, seq, job), sorted
+        # (priority, submit time, seq, GPUs, job), sorted; the GPU count is kept for the decision's inner loop
+        self._entries: list[tuple[float, float, int, int, object]] = []
         self._seq = 0
 
     def __len__(self) -> int:
@@ -239,8 +240,9 @@ class JobQueue:
 
     def push(self, job) -> float:
         """Queue one job (estimated now, once); returns its priority."""
-        priority = float(_get(job, "gpu_num")) * self.scheduler.estimate(job)
-        insort(self._entries, (priority, float(_get(job, "submit_time")), self._seq, job))
+        gpus = int(_get(job, "gpu_num"))
+        priority = float(gpus) * self.scheduler.estimate(job)
+        insort(self._entries, (priority, float(_get(job, "submit_time")), self._seq, gpus, job))
         self._seq += 1
         return priority
 
@@ -251,8 +253,8 @@ class JobQueue:
             return np.empty(0)
         gpus = np.fromiter((_get(j, "gpu_num") for j in jobs), dtype=float, count=len(jobs))
         priority = gpus * self.scheduler.estimate_many(jobs)
-        entries = [(p, float(_get(j, "submit_time")), self._seq + i, j)
-                   for i, (p, j) in enumerate(zip(priority.tolist(), jobs))]
+        entries = [(p, float(_get(j, "submit_time")), self._seq + i, int(g), j)
+                   for i, (p, g, j) in enumerate(zip(priority.tolist(), gpus.tolist(), jobs))]
         entries.sort()
         self._entries.extend(entries)
         self._entries.sort()  # two sorted runs: Timsort merges them in linear time
@@ -261,13 +263,13 @@ class JobQueue:
 
     def order(self) -> list:
         """The queued jobs, first to run first."""
-        return [entry[3] for entry in self._entries]
+        return [entry[4] for entry in self._entries]
 
     def remove(self, job_id) -> None:
         """Drop a queued job (cancelled, or started by someone else)."""
         key = str(job_id)
         for position, entry in enumerate(self._entries):
-            if str(_get(entry[3], "job_id")) == key:
+            if str(_get(entry[4], "job_id")) == key:
                 del self._entries[position]
                 return
         raise KeyError(f"job {job_id!r} is not queued")
@@ -290,11 +292,10 @@ class JobQueue:
             if idle_gpus == 0:
                 kept.extend(entries[position:])
                 break
-            job = entry[3]
-            g = int(_get(job, "gpu_num"))
+            g = entry[3]
             nodes = self._place(buckets, g) if g <= idle_gpus else None
             if nodes is not None:
-                started.append((job, nodes))
+                started.append((entry[4], nodes))
                 idle_gpus -= g
             elif backfill:
                 kept.append(entry)

@@ -4,7 +4,12 @@ import pandas as pd
 import pytest
 
 from adapters.scheduler import packing, throughput, workload
-from adapters.scheduler.embedded import EmbeddedScheduler, JobQueue, next_bin_features, training_codes
+from adapters.scheduler.embedded import (
+    EmbeddedScheduler,
+    JobQueue,
+    next_bin_features,
+    training_codes,
+)
 from adapters.scheduler.jobs import load_swf
 from adapters.scheduler.simulator import QSSFPolicy, Simulator, ThroughputHistory
 from adapters.scheduler.simulator.run_policies import min_nodes
