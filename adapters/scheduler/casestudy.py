@@ -1,23 +1,26 @@
-"""GPU cluster scheduler case study: Primo's three Lucid models, their reports, and a policy comparison.
+"""GPU cluster scheduler case study: Primo's three Lucid models, a workload study and a policy study on job logs.
 
-``primo casestudy scheduler [--data-dir DIR] [--out reports/scheduler] [--quick]``
+``primo casestudy scheduler [--jobs LOG ...] [--format swf|helios|alibaba] [--target-load 0.6 0.8 0.95]
+[--windows 5] [--window-jobs 1000] [--holidays DATE ...] [--data-dir DIR] [--out reports/scheduler] [--quick]``
 
-Writes into ``--out``: ``results.json`` (every number below), ``README.md`` (tables: ours vs
-baselines vs published), the HTML reports of the three models, and the fitted models
-(``models/*.primo``).
+``--jobs`` takes the user's own logs (SWF ``.swf``/``.swf.gz``, a Helios ``cluster_log.csv``, an Alibaba
+GPU-2023 pod list; the format is detected from the content, or named with ``--format``). Without it,
+every job log found in ``<data-dir>/scheduler/jobs`` is used. Writes into ``--out``: ``results.json``
+(every number below), ``README.md``, the HTML reports of the three models, and the models
+(``models/*.primo``; the workload model of the first log).
 
 1. Throughput Predict Model (PrAM, log1p target, Bayesian search): Venus, train April–August,
-   test September, MAE of submitted GPU jobs per 10-minute bin, beside the Lucid-Table-7
-   baselines (default settings) and the published MAEs.
-2. Workload Estimate Model (PrAM on log1p duration, monotone in ``gpu_num``): NASA iPSC log
-   (application id = name), last calendar month held out.
-3. Packing Analyze Model (PrDT): nested cross-validated accuracy on the 66 released profiles.
-4. Policies on two real traces (NASA iPSC, Alibaba GPU-2023 pods): FIFO, SJF (oracle durations),
-   Tiresias, QSSF with the rolling estimate alone and with the Primo workload model, and Lucid
-   with the three Primo models through :class:`adapters.scheduler.embedded.EmbeddedScheduler`.
+   test September (China's 2020 holidays: Venus' own calendar), beside the Lucid-Table-7 baselines.
+2. Packing Analyze Model (PrDT): nested cross-validated accuracy on the 66 released profiles.
+3. Workload study, per log, last calendar month held out: the Workload Estimate Model with Primo's
+   defaults (:func:`adapters.scheduler.primo_models.fit_duration_model`: PrDT or PrAM, ids as categories,
+   the rolling estimate as an input) against the rolling estimate and LightGBM, on the same features.
+4. Policy study, per log (:mod:`adapters.scheduler.policy_study`): FIFO, SJF (oracle), Tiresias, QSSF
+   with the rolling estimate and with the Primo model, Lucid with the three Primo models, at each
+   target load over several windows of the held-out month, every estimator warm-started with the
+   same finished jobs; paired intervals against FIFO and QSSF-rolling.
 
-``--quick`` shrinks every budget and the traces (a smoke run of the pipeline, numbers not
-meaningful).
+``--quick`` shrinks every budget, the logs and the windows (a smoke run, numbers not meaningful).
 """
 from __future__ import annotations
 
@@ -26,7 +29,6 @@ import json
 import logging
 import math
 import sys
-import time
 import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -34,198 +36,272 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from adapters.scheduler import packing, primo_models, throughput, workload
+from adapters.scheduler import packing, policy_study, primo_models, workload
 from adapters.scheduler.embedded import EmbeddedScheduler
 from adapters.scheduler.evaluate_predictors import CHINA_HOLIDAYS_2020
-from adapters.scheduler.jobs import last_month_start, load_alibaba_pods, load_swf
-from adapters.scheduler.simulator import (FIFOPolicy, LucidPolicy, QSSFPolicy, RollingHistoryEstimator, Simulator,
-                                          SJFPolicy, TiresiasPolicy, WorkloadCatalog, assign_profiles)
-from adapters.scheduler.simulator.cluster import GPUS_PER_NODE
-from adapters.scheduler.simulator.run_policies import PUBLISHED_VENUS_JCT_H, PUBLISHED_VENUS_QUEUE_H
-from primo import report
+from adapters.scheduler.jobs import (
+    detect_format,
+    last_month_start,
+    load_jobs,
+    time_split,
+)
+from adapters.scheduler.simulator.run_policies import (
+    PUBLISHED_VENUS_JCT_H,
+    PUBLISHED_VENUS_QUEUE_H,
+)
+from primo import load, report
 from primo.datasets import resolve_data_dir
+from primo.export import model_tables
 from primo.io import atomic_write_bytes
+from primo.report.claims import Claim, PairedDifference, claims_table, paired_bootstrap
 from primo.report.markdown import table_text
 
 logger = logging.getLogger(__name__)
 
-NASA_LOG = "scheduler/jobs/NASA-iPSC-1993-3.1-cln.swf.gz"
-ALIBABA_PODS = "scheduler/jobs/alibaba-gpu-2023-openb_pod_list_default.csv"
-PUBLISHED_MONOTONE_GAIN = 0.026
-"""Lucid: the monotone constraint on the resource count adds 2.6% R² to the Workload Estimate Model."""
+JOBS_DIR = "scheduler/jobs"
+"""Where the default job logs are, under the data directory."""
+
+PUBLISHED_LUCID_R2 = 0.413
+"""Lucid Table 7: R² of its GA²M Workload Estimate Model on Venus (LightGBM 0.230)."""
+
+MAX_SIMULATED_GPUS = 256
+"""SWF processors are grouped into GPUs so that a log's largest job asks for at most this many
+(keeps a simulated cluster at tens of nodes; see :func:`procs_per_gpu`)."""
 
 
 @dataclass(frozen=True)
 class Settings:
     budget: primo_models.Budget
-    baselines: bool
-    max_jobs: int | None        # trace prefix for the workload model and the simulations (None: all)
-    simulate_alibaba: bool
+    baselines: bool             # Lucid-Table-7 baselines of the throughput model
+    max_train_jobs: int | None  # latest training jobs given to the workload models (None: all)
+    duration_trials: int        # PrimoRegressor's PrAM trials
+    loads: tuple[float, ...]
+    n_windows: int
+    window_jobs: int
+    max_jobs: int | None        # trace prefix (quick runs; None: all)
     report_rows: int | None     # evaluation rows shown in the HTML reports (None: all test rows)
 
 
-FULL = Settings(primo_models.Budget(), baselines=True, max_jobs=None, simulate_alibaba=True,
-                report_rows=None)
+FULL = Settings(primo_models.Budget(), baselines=True, max_train_jobs=20_000, duration_trials=20,
+                loads=(0.6, 0.8, 0.95), n_windows=5, window_jobs=1000, max_jobs=None, report_rows=None)
 QUICK = Settings(primo_models.Budget(n_trials=2, max_rounds=60, outer_bags=1, packing_trials=2, packing_repeats=1),
-                 baselines=False, max_jobs=1200, simulate_alibaba=False, report_rows=200)
+                 baselines=False, max_train_jobs=800, duration_trials=2, loads=(0.8,), n_windows=2,
+                 window_jobs=100, max_jobs=1500, report_rows=200)
 
 
 def _records(table: pd.DataFrame) -> list[dict]:
     return json.loads(table.to_json(orient="records"))
 
 
-def _traces(data_dir: Path, max_jobs: int | None, alibaba: bool = True):
-    """(name, jobs, boundary, workload_dataset kwargs, nodes) of each simulated trace."""
-    # 8 processors per GPU: the iPSC/860's 128 processors become two 8-GPU nodes (run_policies).
-    nasa = load_swf(data_dir / NASA_LOG, procs_per_gpu=8)
-    if max_jobs:
-        nasa = nasa.iloc[:max_jobs].copy()
-    yield ("nasa_ipsc", nasa, last_month_start(nasa) if not max_jobs else nasa["submit_time"].quantile(0.7),
-           {"name_mode": "exact", "estimator": workload.RollingEstimator(similarity_threshold=1.0)},
-           max(1, math.ceil(int(nasa["gpu_num"].max()) / GPUS_PER_NODE)))
-    if not alibaba:
-        return
-    pods = load_alibaba_pods(data_dir / ALIBABA_PODS)
-    pods["vc"] = "alibaba"  # one cluster; the QoS classes are not separate GPU pools
-    if max_jobs:
-        pods = pods.iloc[:max_jobs].copy()
-    yield ("alibaba_pods", pods, pods["submit_time"].quantile(0.7), {"name_mode": "none"}, 3)
-
-
-def _policies(embedded_factory) -> dict:
-    return {
-        "fifo": FIFOPolicy,
-        "sjf_oracle": SJFPolicy,
-        "tiresias": TiresiasPolicy,
-        "qssf_rolling": lambda: QSSFPolicy(estimator=RollingHistoryEstimator()),
-        "qssf_primo": lambda: QSSFPolicy(estimator=embedded_factory()),
-        "lucid_primo": lambda: _lucid(embedded_factory(), profiler_nodes=1),
-        "lucid_primo_noprof": lambda: _lucid(embedded_factory(), profiler_nodes=0),
-    }
-
-
-def _lucid(embedded: EmbeddedScheduler, profiler_nodes: int) -> LucidPolicy:
-    return LucidPolicy(estimator=embedded, sharing_scorer=embedded, throughput_forecast=embedded,
-                       profiler_nodes=profiler_nodes)
-
-
-def embedded_factory(train: pd.DataFrame, workload_model, log_range, epoch, *, packing_model=None,
-                     throughput_model=None, lam: float = 0.5):
-    """A function returning a fresh :class:`EmbeddedScheduler` that already knows every ``train`` job.
+def find_job_logs(data_dir: Path) -> list[Path]:
+    """Every job log (a file :func:`adapters.scheduler.jobs.detect_format` recognises) in ``<data_dir>/scheduler/jobs``.
 
     Example
     -------
-    >>> make = embedded_factory(train_jobs, mono, (0.0, 14.0), jobs.attrs["epoch"])  # doctest: +SKIP
-    >>> policy = QSSFPolicy(estimator=make())  # doctest: +SKIP
+    >>> [p.name for p in find_job_logs(Path("../shared/data"))][:1]  # doctest: +SKIP
+    ['KTH-SP2-1996-2.1-cln.swf.gz']
     """
-    codes = {key: list(pd.Index(train[key].astype(str).unique())) for key in ("user", "vc", "name")}
-    # in finish order, as online_history feeds the estimator (the decayed name means depend on it)
-    order = np.argsort(workload.job_end_times(train), kind="stable")
-    records = train.iloc[order][["user", "name", "gpu_num", "duration"]].to_dict("records")
+    logs = []
+    for path in sorted(Path(data_dir, JOBS_DIR).iterdir()):
+        try:
+            detect_format(path)
+        except (ValueError, UnicodeError, OSError) as err:
+            logger.info("not a job log, skipped: %s (%s)", path.name, err)
+            continue
+        logs.append(path)
+    return logs
 
-    def make() -> EmbeddedScheduler:
-        # the scheduler starts the simulated period knowing every training job's duration
-        rolling = workload.RollingEstimator(similarity_threshold=1.0)
-        for job in records:
-            rolling.update(job)
-        return EmbeddedScheduler(workload_model, codes, epoch, packing_model=packing_model,
-                                 throughput_model=throughput_model, rolling=rolling, log_range=log_range,
-                                 lam=lam, holidays=CHINA_HOLIDAYS_2020)
+
+def load_log(path, format: str | None = None) -> pd.DataFrame:
+    """A job log for the case study. SWF processors are grouped into GPUs: ``gpu_num = ceil(procs / k)``
+    with ``k`` the smallest power of two that keeps the largest job within :data:`MAX_SIMULATED_GPUS`
+    (``attrs["procs_per_gpu"]``); the other formats count GPUs already.
+
+    Example
+    -------
+    >>> load_log("NASA-iPSC-1993-3.1-cln.swf.gz").attrs["procs_per_gpu"]  # doctest: +SKIP
+    1
+    """
+    jobs = load_jobs(path, format)
+    per_gpu = 1
+    if jobs.attrs["format"] == "swf":
+        per_gpu = 2 ** max(0, math.ceil(math.log2(int(jobs["cpu_num"].max()) / MAX_SIMULATED_GPUS)))
+        jobs["gpu_num"] = np.ceil(jobs["cpu_num"] / per_gpu).astype(np.int64)
+    jobs.attrs["procs_per_gpu"] = per_gpu
+    return jobs
+
+
+def model_codes(model) -> dict[str, list[str]]:
+    """The id vocabularies of a model trained on category columns, in the code order its exports read.
+
+    Example
+    -------
+    >>> model_codes(model)["user"][:2]  # doctest: +SKIP
+    ['u17', 'u3']
+    """
+    tables = model_tables(model)
+    names = list(model.feature_names_)
+    return {names[j]: list(vocabulary) for j, vocabulary in tables.vocabularies.items()}
+
+
+def study_log(jobs: pd.DataFrame, settings: Settings) -> tuple[dict, dict]:
+    """Workload study of one log: Primo's model vs the rolling estimate and LightGBM, last month held out.
+
+    Returns ``(result, context)``: ``result`` for ``results.json`` (Spearman and the other metrics of
+    every estimator, the selection report, per-job paired |log error| differences) and ``context``
+    (the model, the data, the log range) for the policy study.
+    """
+    boundary = last_month_start(jobs)
+    if min(map(len, time_split(jobs, boundary))) < 2 * settings.n_windows:  # a short prefix (quick runs)
+        boundary = float(jobs["submit_time"].quantile(0.7))
+    name_mode = workload.default_name_mode(jobs)
+    if name_mode == "cluster":
+        # free-text names: one bucket label per name, so the rolling estimate, the model and the
+        # simulated scheduler all match names the same way (exactly, by bucket)
+        train_names = time_split(jobs, boundary)[0]["name"]
+        buckets = workload.NameClusterer().fit(train_names).transform(jobs["name"])
+        jobs = jobs.assign(name=np.where(buckets < 0, "", pd.Series(buckets).map("b{}".format)))
+        name_mode = "exact"
+    data = workload.workload_dataset(jobs, boundary, name_mode=name_mode,
+                                     estimator=workload.RollingEstimator(similarity_threshold=1.0),
+                                     id_encoding="categorical", max_train_jobs=settings.max_train_jobs)
+    model, selection, seconds = primo_models.fit_duration_model(data, settings.duration_trials,
+                                                                settings.budget.random_state)
+    y_log = np.log1p(data.y_train)
+    log_range = (float(y_log.min()), float(y_log.max()))
+    predictions: dict = {}
+    baselines = workload.evaluate_workload_models(data, models=("lightgbm",), include_ebm=False,
+                                                  random_state=settings.budget.random_state, predictions=predictions)
+    table = [{"model": "primo", **primo_models.evaluate_workload_metrics(data, model, log_range), "fit_s": seconds},
+             {"model": "qssf_primo", **primo_models.evaluate_workload_metrics(data, model, log_range, lam=0.5)}]
+    table += baselines.drop(columns=["predict_s", "n_train", "n_test", "published_r2"]).to_dict("records")
+    by_model = {row["model"]: row for row in table}
+    best_primo = max(by_model["primo"]["spearman"], by_model["qssf_primo"]["spearman"])
+    log_true = np.log1p(data.y_test.to_numpy())
+    abs_error = {"primo": np.abs(np.clip(np.asarray(model.predict(data.X_test), float), *log_range) - log_true),
+                 "rolling": np.abs(np.log1p(data.rolling_test) - log_true),
+                 "lightgbm": np.abs(np.log1p(predictions["lightgbm"]) - log_true)}
+    result = {
+        "trace": jobs.attrs["source"], "format": jobs.attrs.get("format"), "name_mode": name_mode,
+        "boundary": str(boundary), "n_train": len(data.y_train), "n_test": len(data.y_test),
+        "n_users": int(jobs["user"].nunique()), "case_counts": data.case_counts,
+        "model_family": type(model).__name__, "model_size": float(model.size_), "selection": selection,
+        "table": json.loads(json.dumps(table, default=float)),
+        "target_met": bool(best_primo >= by_model["rolling"]["spearman"]
+                           and best_primo >= by_model["lightgbm"]["spearman"]),
+        "abs_log_error": {f"primo_vs_{other}": paired_bootstrap(abs_error["primo"], abs_error[other]).to_dict()
+                          for other in ("rolling", "lightgbm")},
+    }
+    logger.info("workload %s: %s", result["trace"], {r["model"]: round(r["spearman"], 3) for r in table})
+    return result, {"jobs": jobs, "data": data, "model": model, "log_range": log_range}
+
+
+def primo_factory(context: dict, *, packing_model, throughput_model, holidays=(), lam: float = 0.5):
+    """``make(rolling, queue_of)``: the Primo scheduler of one simulated window (see :mod:`policy_study`).
+
+    Example
+    -------
+    >>> make = primo_factory(context, packing_model=tree, throughput_model=tp)  # doctest: +SKIP
+    """
+    model, jobs = context["model"], context["jobs"]
+    codes = model_codes(model)
+
+    def make(rolling, queue_of):
+        embedded = EmbeddedScheduler(model, codes, jobs.attrs["epoch"], packing_model=packing_model,
+                                     throughput_model=throughput_model, rolling=rolling,
+                                     log_range=context["log_range"], lam=lam, holidays=holidays)
+        return policy_study.QueueAwareScheduler(embedded, queue_of)
 
     return make
 
 
-def simulate_trace(name, jobs, boundary, kwargs, n_nodes, *, data_dir, packing_model, throughput_model,
-                   budget, seed=0) -> dict:
-    """Train the trace's workload model on jobs before ``boundary``; simulate every policy on the later jobs."""
-    data = workload.workload_dataset(jobs, boundary, **kwargs)
-    plain, mono, seconds = primo_models.fit_workload_model(data, budget)
-    log_range = (float(np.log1p(data.y_train).min()), float(np.log1p(data.y_train).max()))
-    test = jobs.loc[data.X_test.index].copy()
-    test.attrs = dict(jobs.attrs)
-    train = jobs.loc[data.X_train.index]
-    embedded = embedded_factory(train, mono, log_range, jobs.attrs["epoch"], packing_model=packing_model,
-                                throughput_model=throughput_model)
-    catalog = WorkloadCatalog.from_data_dir(data_dir)
-    profiles = assign_profiles(test, catalog, seed=seed)
-    rows = {}
-    for policy, factory in _policies(embedded).items():
-        start = time.perf_counter()
-        result = Simulator(test, {v: n_nodes for v in test["vc"].unique()}, factory(), catalog=catalog,
-                           profiles=profiles).run()
-        s = result.summary()
-        rows[policy] = {"avg_jct_h": s["avg_jct"] / 3600, "avg_queue_h": s["avg_queue"] / 3600,
-                        "p999_queue_h": s["p999_queue"] / 3600, "gpu_util": s.get("gpu_util"),
-                        "packed_jobs": s.get("packed_jobs"), "sim_s": time.perf_counter() - start}
-        logger.info("%s %s: %s", name, policy, rows[policy])
-    span = float(test["submit_time"].max() - test["submit_time"].min())
-    load = float((test["gpu_num"] * test["duration"]).sum()) / (n_nodes * GPUS_PER_NODE * span)
-    return {"trace": name, "n_jobs": len(test), "n_train_jobs": len(train), "nodes": n_nodes,
-            "offered_load": load, "workload_fit_s": seconds,
-            "workload_model": primo_models.evaluate_workload_metrics(data, mono, log_range),
-            "policies": rows}
+def simulate_log(context: dict, settings: Settings, *, packing_model, throughput_model, holidays=()) -> dict:
+    """Policy study of one log (every load and window) with its paired comparisons."""
+    jobs, data = context["jobs"], context["data"]
+    test = jobs.loc[data.X_test.index]
+    runs = policy_study.simulate_windows(
+        jobs, test, primo_factory(context, packing_model=packing_model, throughput_model=throughput_model,
+                                  holidays=holidays),
+        loads=settings.loads, n_windows=settings.n_windows, window_jobs=settings.window_jobs)
+    return {"trace": jobs.attrs["source"], "runs": runs, "paired": policy_study.paired_comparisons(runs)}
 
 
-def run(data_dir=None, out="reports/scheduler", settings: Settings = FULL) -> dict:
+def _model_parts(data_dir: Path, out: Path, settings: Settings, results: dict, parts: set[str]):
+    """Throughput and packing models: fitted and reported when in ``parts``, else read from ``out``."""
+    budget, rows = settings.budget, slice(settings.report_rows)
+    if "throughput" in parts:
+        tp = primo_models.evaluate_throughput(data_dir, budget, holidays=CHINA_HOLIDAYS_2020,
+                                              baselines=settings.baselines)
+        results["throughput"] = {"table": _records(tp["table"]), "fit_s": tp["fit_seconds"],
+                                 "best_params": tp["model"].metadata_["search"]["best_params"],
+                                 "complexity": tp["model"].complexity_, "published_lucid_mae": 4.125}
+        tp["model"].save(out / "models" / "throughput.primo")
+        X_show, y_show = tp["X_test"].iloc[rows], np.log1p(tp["y_test"].iloc[rows])
+        median_hour = np.log1p(X_show["submit_gpu_job__median_1h"].to_numpy())
+        report.build(tp["model"], X_show, y_show, baselines={"median of last hour": median_hour},
+                     title="Throughput Predict Model (log1p GPU-job submissions per 10 min, September)"
+                     ).save(out / "throughput_report.html")
+    if "packing" in parts:
+        pk = primo_models.evaluate_packing(data_dir, budget)
+        results["packing"] = {"table": _records(pk["table"]), "published_accuracy": packing.PUBLISHED_ACCURACY,
+                              "fit_s": pk["fit_seconds"], "complexity": pk["model"].complexity_,
+                              "n_leaves": pk["model"].n_leaves_}
+        pk["model"].save(out / "models" / "packing.primo")
+        report.build(pk["model"], pk["X"], pk["y"],
+                     title="Packing Analyze Model (Sharing Score, 66 profiles, in-sample)").save(out / "packing_report.html")
+    return load(out / "models" / "throughput.primo"), load(out / "models" / "packing.primo")
+
+
+def run(data_dir=None, out="reports/scheduler", settings: Settings = FULL, *, jobs=None, format: str | None = None,
+        holidays=(), parts=("throughput", "packing", "workload", "policies")) -> dict:
     """Run the case study and write ``results.json``, ``README.md``, reports and models into ``out``.
+
+    Parameters
+    ----------
+    jobs : job log paths (default: every log in ``<data_dir>/scheduler/jobs``).
+    format : the logs' format (detected per file when None).
+    holidays : the logs' holidays (dates) for the throughput model's calendar; none by default.
+    parts : what to (re)compute; the others are read from ``out`` (``results.json``, ``models/``).
 
     Example
     -------
-    >>> run(out="/tmp/scheduler", settings=QUICK)  # doctest: +SKIP
+    >>> run(out="/tmp/scheduler", settings=QUICK, jobs=["my_cluster.swf.gz"])  # doctest: +SKIP
     """
     data_dir, out = resolve_data_dir(data_dir), Path(out)
     (out / "models").mkdir(parents=True, exist_ok=True)
-    budget = settings.budget
-    results: dict = {"settings": {**asdict(budget), "baselines": settings.baselines, "max_jobs": settings.max_jobs}}
-
-    tp = primo_models.evaluate_throughput(data_dir, budget, holidays=CHINA_HOLIDAYS_2020,
-                                          baselines=settings.baselines)
-    results["throughput"] = {"table": _records(tp["table"]), "fit_s": tp["fit_seconds"],
-                             "best_params": tp["model"].metadata_["search"]["best_params"],
-                             "complexity": tp["model"].complexity_, "published_lucid_mae": 4.125}
-    tp["model"].save(out / "models" / "throughput.primo")
-    rows = slice(settings.report_rows)
-    X_show, y_show = tp["X_test"].iloc[rows], np.log1p(tp["y_test"].iloc[rows])
-    median_hour = np.log1p(X_show["submit_gpu_job__median_1h"].to_numpy())
-    report.build(tp["model"], X_show, y_show, baselines={"median of last hour": median_hour},
-                 title="Throughput Predict Model (log1p GPU-job submissions per 10 min, September)"
-                 ).save(out / "throughput_report.html")
-
-    pk = primo_models.evaluate_packing(data_dir, budget)
-    results["packing"] = {"table": _records(pk["table"]), "published_accuracy": packing.PUBLISHED_ACCURACY,
-                          "fit_s": pk["fit_seconds"], "complexity": pk["model"].complexity_,
-                          "n_leaves": pk["model"].n_leaves_}
-    pk["model"].save(out / "models" / "packing.primo")
-    report.build(pk["model"], pk["X"], pk["y"], title="Packing Analyze Model (Sharing Score, 66 profiles, in-sample)"
-                 ).save(out / "packing_report.html")
-
-    # workload estimate model on NASA, with baselines (the table of the README)
-    nasa = load_swf(data_dir / NASA_LOG)
-    if settings.max_jobs:
-        nasa = nasa.iloc[:settings.max_jobs].copy()
-    boundary = last_month_start(nasa) if not settings.max_jobs else nasa["submit_time"].quantile(0.7)
-    data = workload.workload_dataset(nasa, boundary, name_mode="exact",
-                                     estimator=workload.RollingEstimator(similarity_threshold=1.0))
-    wl = primo_models.evaluate_workload(data, budget, baselines=settings.baselines)
-    r2 = wl["table"].set_index("model")["r2"]
-    results["workload"] = {"trace": "nasa_ipsc", "n_train": len(data.y_train), "n_test": len(data.y_test),
-                           "table": _records(wl["table"]), "fit_s": wl["fit_seconds"],
-                           "monotone_r2_gain": float(r2["primo_pram_monotone"] - r2["primo_pram"]),
-                           "published_monotone_r2_gain": PUBLISHED_MONOTONE_GAIN,
-                           "edits": [e["summary"] for e in wl["monotone"].metadata_.get("edits", [])]}
-    wl["monotone"].save(out / "models" / "workload.primo")
-    report.build(wl["monotone"], data.X_test.iloc[rows], np.log1p(data.y_test.iloc[rows]),
-                 title="Workload Estimate Model (log1p seconds, NASA iPSC, monotone in gpu_num)"
-                 ).save(out / "workload_report.html")
-
-    results["simulation"] = []
-    for name, jobs, bound, kwargs, nodes in _traces(data_dir, settings.max_jobs, settings.simulate_alibaba):
-        results["simulation"].append(simulate_trace(name, jobs, bound, kwargs, nodes, data_dir=data_dir,
-                                                    packing_model=pk["model"], throughput_model=tp["model"],
-                                                    budget=budget))
+    parts = set(parts)
+    previous = out / "results.json"
+    results: dict = json.loads(previous.read_text()) if parts != {"throughput", "packing", "workload", "policies"} \
+        and previous.is_file() else {}
+    results["settings"] = {**asdict(settings.budget), **{k: v for k, v in asdict(settings).items() if k != "budget"}}
+    throughput_model, packing_model = _model_parts(data_dir, out, settings, results, parts)
+    paths = [Path(p) for p in jobs] if jobs else find_job_logs(data_dir)
+    if {"workload", "policies"} & parts:
+        results["workload_study"], results["policy_study"] = [], []
+        for i, path in enumerate(paths):
+            log = load_log(path, format)
+            if settings.max_jobs:
+                log = log.iloc[:settings.max_jobs].copy()
+            study, context = study_log(log, settings)
+            results["workload_study"].append(study)
+            if i == 0:
+                _workload_report(context, out, settings)
+            if "policies" in parts:
+                results["policy_study"].append(simulate_log(context, settings, packing_model=packing_model,
+                                                            throughput_model=throughput_model, holidays=holidays))
+            atomic_write_bytes(out / "results.json", json.dumps(results, indent=2, default=float).encode())
+    results["claims"] = [c.to_dict() for c in claims(results)]
     atomic_write_bytes(out / "results.json", json.dumps(results, indent=2, default=float).encode())
     atomic_write_bytes(out / "README.md", render_readme(results, out).encode())
     return results
+
+
+def _workload_report(context: dict, out: Path, settings: Settings) -> None:
+    data, model, rows = context["data"], context["model"], slice(settings.report_rows)
+    model.save(out / "models" / "workload.primo")
+    report.build(model, data.X_test.iloc[rows], np.log1p(data.y_test.iloc[rows]),
+                 title=f"Workload Estimate Model (log1p seconds, {context['jobs'].attrs['source']}, last month)"
+                 ).save(out / "workload_report.html")
 
 
 def _md_table(rows: list[dict], columns: list[str]) -> str:
@@ -234,40 +310,98 @@ def _md_table(rows: list[dict], columns: list[str]) -> str:
     return table_text(columns, [[fmt(r.get(c)) for c in columns] for r in rows])
 
 
+LUCID_CLAIMS = (
+    # (policy, reference, published change of average JCT on Venus, Lucid ASPLOS'23 §6)
+    ("lucid_primo", "qssf_rolling", "QSSF", PUBLISHED_VENUS_JCT_H["lucid"] / PUBLISHED_VENUS_JCT_H["qssf"] - 1),
+    ("lucid_primo", "tiresias", "Tiresias", PUBLISHED_VENUS_JCT_H["lucid"] / PUBLISHED_VENUS_JCT_H["tiresias"] - 1),
+)
+CLAIM_MIN_LOAD = 0.8
+"""Lucid's JCT claims are judged at offered loads from this one up (queues barely form below)."""
+
+
+def claims(results: dict) -> list[Claim]:
+    """Paper claim vs this run, per log: the duration model (per-job |log error|) and Lucid's JCT (per window).
+
+    Example
+    -------
+    >>> rows = claims(json.loads(Path("reports/scheduler/results.json").read_text()))  # doctest: +SKIP
+    """
+    out = []
+    for study in results.get("workload_study", []):
+        spearman = {row["model"]: row["spearman"] for row in study["table"]}
+        for other, paper in (("rolling", "Lucid: its model beats Helios' rolling estimate in QSSF"),
+                             ("lightgbm", f"R² {PUBLISHED_LUCID_R2} vs LightGBM 0.230")):
+            out.append(Claim(
+                f"{study['trace']}: the Primo duration model errs less than {other} (absolute log1p error per job)",
+                paper, "Lucid GA²M Workload Estimate Model, Venus (Table 7)",
+                f"Spearman primo {spearman['primo']:.3f} / qssf_primo {spearman['qssf_primo']:.3f} vs "
+                f"{other} {spearman[other]:.3f}",
+                PairedDifference.from_dict(study["abs_log_error"][f"primo_vs_{other}"]), "lower", units="test jobs"))
+    for sim in results.get("policy_study", []):
+        for target in sorted({r["load"] for r in sim["runs"] if r["load"] >= CLAIM_MIN_LOAD}):
+            runs = [r for r in sim["runs"] if r["load"] == target]
+            for policy, reference, paper_name, published in LUCID_CLAIMS:
+                a = [r["policies"][policy]["avg_jct_h"] for r in runs]
+                b = [r["policies"][reference]["avg_jct_h"] for r in runs]
+                out.append(Claim(
+                    f"{sim['trace']}, load {target:g}: `{policy}` has a lower average JCT than `{reference}` (hours)",
+                    f"{published:+.0%}", f"Lucid vs {paper_name} on Venus (§6, published JCT)",
+                    f"{np.mean(a):.3f} h vs {np.mean(b):.3f} h ({np.mean(a) / np.mean(b) - 1:+.0%})",
+                    paired_bootstrap(a, b), "lower", units="windows"))
+    return out
+
+
 def render_readme(results: dict, out: Path | None = None) -> str:
     """The README of the case-study output: tables from ``results``, plus, when present in ``out``,
     the outputs of ``benchmarks/scheduler_decision_latency.py`` (``decision_latency*.txt``) and of
     :mod:`adapters.scheduler.knob_search` (``knob_search.json``)."""
-    tp, pk, wl = results["throughput"], results["packing"], results["workload"]
+    tp, pk = results["throughput"], results["packing"]
+    settings = results["settings"]
     parts = [
         "# GPU cluster scheduler case study (Lucid models with Primo)",
         "Generated by `primo casestudy scheduler`; every number is measured by that run except the "
-        "`published_*` columns (Lucid ASPLOS'23 Table 7 / §3.5, Venus trace, context only). "
-        f"Settings: `{results['settings']}`.",
+        "`published_*` columns and the paper figures of the claims (Lucid ASPLOS'23, Venus trace, context only). "
+        f"Settings: `{settings}`.",
         "## Throughput Predict Model (Venus, September, MAE of submitted GPU jobs per 10-min bin)",
         "`primo_pram`: PrAM on log1p counts, Bayesian search on August; baselines trained on raw counts with "
-        "default settings (`lightgbm_l1`: absolute-error objective); `median_last_hour` is model-free.",
+        "default settings (`lightgbm_l1`: absolute-error objective); `median_last_hour` is model-free. "
+        "Calendar: China's 2020 holidays (Venus' own).",
         _md_table(tp["table"], ["model", "mae", "published_mae", "fit_s"]),
-        "## Workload Estimate Model (NASA iPSC, last month held out; trained on log1p duration)",
-        f"{wl['n_train']} train / {wl['n_test']} test jobs. Monotone edit R² gain: "
-        f"{wl['monotone_r2_gain']:+.4f} (published +{PUBLISHED_MONOTONE_GAIN}). `qssf_*`: λ=0.5 merge with the "
-        "rolling estimate. Published R² are on Venus: compare qualitatively.",
-        _md_table(wl["table"], ["model", "r2", "r2_log", "spearman", "kendall", "gpu_time_spearman", "fit_s",
-                                "published_r2"]),
         "## Packing Analyze Model (PrDT, released labels, nested CV; search inside each outer fold)",
         f"Published accuracy {pk['published_accuracy']}; tree: {pk['n_leaves']} leaves, complexity {pk['complexity']}.",
         _md_table(pk["table"], ["protocol", "accuracy", "std", "folds"]),
-        "## Scheduling policies (test period of each trace, hours)",
-        "Venus published (context only, another cluster): JCT " + json.dumps(PUBLISHED_VENUS_JCT_H)
-        + ", queue " + json.dumps(PUBLISHED_VENUS_QUEUE_H) + ".",
     ]
-    for sim in results["simulation"]:
-        rows = [{"policy": k, **v} for k, v in sim["policies"].items()]
-        parts.append(f"### {sim['trace']}: {sim['n_jobs']} jobs, {sim['nodes']} nodes × 8 GPUs, "
-                     f"offered load {sim['offered_load']:.2f}; workload model on test jobs: "
-                     f"R² {sim['workload_model']['r2']:.3f}, log R² {sim['workload_model']['r2_log']:.3f}")
-        parts.append(_md_table(rows, ["policy", "avg_jct_h", "avg_queue_h", "p999_queue_h", "gpu_util",
-                                      "packed_jobs", "sim_s"]))
+    studies = results.get("workload_study", [])
+    if studies:
+        parts += ["## Workload Estimate Model on every log (last calendar month held out)",
+                  "Primo's defaults (`PrimoRegressor`: PrDT and PrAM searched on the latest 20% of the training "
+                  "jobs, the smallest model within noise of the best validated absolute log error kept); user, queue and "
+                  "application ids as categories; the rolling estimate (Helios' QSSF history, jobs finished before "
+                  f"submission) is an input. Training: the latest {settings.get('max_train_jobs')} jobs before the "
+                  "held-out month. `qssf_*` = 0.5 × rolling + 0.5 × model. Target: Spearman of `primo` or "
+                  "`qssf_primo` ≥ both `rolling` and `lightgbm`.",
+                  _md_table([_study_row(s) for s in studies],
+                            ["trace", "n_train", "n_test", "n_users", "model", "size", "primo", "qssf_primo",
+                             "rolling", "lightgbm", "qssf_lightgbm", "target_met"])]
+    sims = results.get("policy_study", [])
+    if sims:
+        parts += ["## Scheduling policies at offered loads 0.6 / 0.8 / 0.95",
+                  f"{settings.get('n_windows')} windows of up to {settings.get('window_jobs')} consecutive held-out "
+                  "jobs per log; one pool of 8-GPU nodes sized to the target load (at least the largest job), "
+                  "inter-arrival times scaled to close the remaining gap. Every estimator starts each window "
+                  "knowing the trace's jobs that had ended by then, and learns from the jobs that finish. "
+                  "Average JCT in hours (mean over windows); `best` = lowest among non-oracle policies. Venus "
+                  "published (context only, another cluster): JCT " + json.dumps(PUBLISHED_VENUS_JCT_H)
+                  + ", queue " + json.dumps(PUBLISHED_VENUS_QUEUE_H) + ".",
+                  _md_table(_policy_rows(sims), ["trace", "load", "nodes", "arrival_scale", "fifo", "sjf_oracle",
+                                                 "tiresias", "qssf_rolling", "qssf_primo", "lucid_primo",
+                                                 "lucid_primo_noprof", "best"]),
+                  "### Paired differences over windows (hours, policy − reference, mean [95% bootstrap interval]; "
+                  "negative = policy better; JCT unless marked queue)",
+                  _md_table(_paired_rows(sims), ["trace", "load"] + [_paired_column(*c) for c in PAIRED_COLUMNS])]
+    listed = results.get("claims", [])
+    if listed:
+        parts += ["## Paper claims vs this run", "\n".join(claims_table([Claim.from_dict(c) for c in listed]))]
     for path in sorted(Path(out).glob("decision_latency*.txt")) if out else ():
         parts += [f"## Decision latency (`{path.name}`, from benchmarks/scheduler_decision_latency.py)",
                   "```\n" + path.read_text().strip() + "\n```"]
@@ -282,22 +416,70 @@ def render_readme(results: dict, out: Path | None = None) -> str:
                               "last_month_avg_jct_h": k["eval_jct_h"][name]} for name in ("defaults", "best")],
                             ["knobs", "tuning_month_avg_jct_h", "last_month_avg_jct_h"])]
     parts += ["## How to read the policy tables",
-              "- Each trace is split in time: the workload model is trained on the earlier jobs, only the later jobs "
-              "are simulated; the Primo scheduler starts knowing every earlier job's duration (rolling history) and "
-              "learns online from jobs finishing in the simulation.\n"
               "- `sjf_oracle` orders by true duration alone, non-preemptively; QSSF orders by GPUs × estimate, so on "
               "traces with mixed GPU demands QSSF can beat this SJF; Tiresias is preemptive (2D-LAS) and needs no "
               "estimate.\n"
-              "- `lucid_primo` profiles every job first on one *extra* node (profiling time limit 200 s); the GPU "
-              "utilisation column counts that node, and the profiling wait adds to each job's JCT. "
+              "- `qssf_rolling` and `qssf_primo` use the same rolling estimator with the same warm start; they "
+              "differ only in the Primo model merged into the estimate.\n"
+              "- `lucid_primo` profiles every job first on one *extra* node (profiling time limit 200 s): more GPUs "
+              "than the other policies get, and the profiling wait adds to each job's JCT. "
               "`lucid_primo_noprof` is Lucid on the same GPUs as the other policies (no profiler, so no packing: "
               "profiles are unknown).\n"
-              "- The Throughput Predict Model was trained on Venus; on these traces its forecasts only switch the "
-              "sharing capacity, and the Packing Analyze Model scores the sampled Lucid workload profiles "
-              "(`adapters.scheduler.simulator.profiles`): neither trace records GPU utilisation or memory.\n"
-              "- The Alibaba pods have no users or job names, so the workload model has little to learn from.",
-              "Reports: `throughput_report.html`, `workload_report.html`, `packing_report.html`; models in `models/`."]
+              "- The Throughput Predict Model was trained on Venus; on these logs its forecasts only switch the "
+              "sharing capacity, and the Packing Analyze Model scores sampled Lucid workload profiles "
+              "(`adapters.scheduler.simulator.profiles`): no log records GPU utilisation or memory. The logs' "
+              "holidays are unknown (none flagged) unless given with `--holidays`.\n"
+              "- Scaled arrivals shift the calendar features (hour, weekday) the models read by the same factor.",
+              "Reports: `throughput_report.html`, `workload_report.html` (first log), `packing_report.html`; "
+              "models in `models/`."]
     return "\n\n".join(parts) + "\n"
+
+
+def _study_row(study: dict) -> dict:
+    spearman = {row["model"]: row["spearman"] for row in study["table"]}
+    return {"trace": study["trace"], "n_train": study["n_train"], "n_test": study["n_test"],
+            "n_users": study["n_users"], "model": study["model_family"], "size": study["model_size"],
+            **spearman, "target_met": "yes" if study["target_met"] else "**no**"}
+
+
+def _policy_rows(sims: list[dict]) -> list[dict]:
+    rows = []
+    for sim in sims:
+        best = {r["load"]: r["best"] for r in sim["paired"] if r["policy"] == "best_non_oracle"}
+        for target in sorted(best):
+            runs = [r for r in sim["runs"] if r["load"] == target]
+            jct = {p: float(np.mean([r["policies"][p]["avg_jct_h"] for r in runs])) for p in runs[0]["policies"]}
+            rows.append({"trace": sim["trace"], "load": target,
+                         "nodes": "/".join(str(r["nodes"]) for r in runs),
+                         "arrival_scale": "/".join(f"{r['arrival_scale']:.2f}" for r in runs), **jct,
+                         "best": best[target]})
+    return rows
+
+
+PAIRED_COLUMNS = (("lucid_primo", "qssf_rolling", "avg_jct_h"), ("lucid_primo_noprof", "qssf_rolling", "avg_jct_h"),
+                  ("qssf_primo", "qssf_rolling", "avg_jct_h"), ("tiresias", "qssf_rolling", "avg_jct_h"),
+                  ("lucid_primo", "fifo", "avg_jct_h"), ("lucid_primo", "qssf_rolling", "avg_queue_h"))
+"""(policy, reference, metric) of the README's paired-difference table."""
+
+
+def _paired_rows(sims: list[dict]) -> list[dict]:
+    rows = []
+    for sim in sims:
+        for target in sorted({r["load"] for r in sim["runs"]}):
+            row = {"trace": sim["trace"], "load": target}
+            for policy, reference, metric in PAIRED_COLUMNS:
+                found = [r for r in sim["paired"] if r["load"] == target and r["policy"] == policy
+                         and r.get("reference") == reference and r.get("metric") == metric]
+                if found:
+                    d = found[0]["difference"]
+                    interval = "" if d["low"] is None else f" [{d['low']:+.3f}, {d['high']:+.3f}]"
+                    row[_paired_column(policy, reference, metric)] = f"{d['mean']:+.3f}{interval}"
+            rows.append(row)
+    return rows
+
+
+def _paired_column(policy: str, reference: str, metric: str) -> str:
+    return f"{policy} − {reference}" + (" (queue)" if metric == "avg_queue_h" else "")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -309,9 +491,23 @@ def main(argv: list[str] | None = None) -> int:
 
         return slurm_main(argv)
     parser = argparse.ArgumentParser(prog="primo casestudy scheduler", description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", nargs="+", default=None, metavar="LOG",
+                        help="job logs: SWF (.swf, .swf.gz), Helios cluster_log.csv or Alibaba pod list CSV "
+                             "(default: every job log in <data-dir>/scheduler/jobs)")
+    parser.add_argument("--format", choices=("swf", "helios", "alibaba"), default=None,
+                        help="format of the --jobs logs (default: detected from each file's content)")
+    parser.add_argument("--target-load", nargs="+", type=float, default=None, metavar="LOAD",
+                        help="offered loads the simulated cluster is sized to (default: 0.6 0.8 0.95)")
+    parser.add_argument("--windows", type=int, default=None, help="simulated windows per log and load (default 5)")
+    parser.add_argument("--window-jobs", type=int, default=None, help="held-out jobs per window (default 1000)")
+    parser.add_argument("--holidays", nargs="*", default=(), metavar="DATE",
+                        help="the logs' holidays (YYYY-MM-DD) for the throughput model's calendar (default: none)")
+    parser.add_argument("--parts", nargs="+", choices=("throughput", "packing", "workload", "policies"),
+                        default=("throughput", "packing", "workload", "policies"),
+                        help="what to recompute; the rest is read from --out (default: everything)")
     parser.add_argument("--data-dir", default=None, help="shared data directory (default: $PRIMO_DATA_DIR or ../shared/data)")
     parser.add_argument("--out", default="reports/scheduler", help="output directory (default: reports/scheduler)")
-    parser.add_argument("--quick", action="store_true", help="smoke run: tiny budgets, trace prefixes, NASA only")
+    parser.add_argument("--quick", action="store_true", help="smoke run: tiny budgets, trace prefixes, few windows")
     parser.add_argument("--readme-only", action="store_true",
                         help="rewrite README.md from the existing results.json (e.g. after the latency benchmark)")
     args = parser.parse_args(argv)
@@ -320,11 +516,18 @@ def main(argv: list[str] | None = None) -> int:
         results = json.loads((out / "results.json").read_text())
         atomic_write_bytes(out / "README.md", render_readme(results, out).encode())
         return 0
+    settings = QUICK if args.quick else FULL
+    overrides = {key: value for key, value in (("loads", tuple(args.target_load or ())), ("n_windows", args.windows),
+                                               ("window_jobs", args.window_jobs)) if value}
+    if any(target <= 0 for target in overrides.get("loads", ())):
+        parser.error("--target-load values must be > 0")
+    settings = Settings(**{**asdict(settings), "budget": settings.budget, **overrides})
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     logging.getLogger("interpret").setLevel(logging.WARNING)
     warnings.filterwarnings("ignore", message="Missing values detected")
     warnings.filterwarnings("ignore", module="skopt")
-    run(args.data_dir, args.out, QUICK if args.quick else FULL)
+    run(args.data_dir, args.out, settings, jobs=args.jobs, format=args.format, holidays=tuple(args.holidays),
+        parts=args.parts)
     return 0
 
 

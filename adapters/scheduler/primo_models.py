@@ -114,7 +114,7 @@ def forecast_counts(model, X) -> np.ndarray:
     return np.clip(np.expm1(np.asarray(model.predict(X), dtype=float)), 0.0, None)
 
 
-def evaluate_throughput(data_dir, budget: Budget = Budget(), *, holidays=(), baselines=True) -> dict:
+def evaluate_throughput(data_dir, budget: Budget = Budget(), *, holidays=None, baselines=True) -> dict:
     """Train the Throughput Predict Model and the baselines; September MAE of submitted GPU jobs.
 
     Returns
@@ -164,6 +164,33 @@ def fit_workload_model(data: workload.WorkloadData, budget: Budget = Budget(), *
     plain = search.fit(data.X_train, y_log).best_estimator_
     monotone = monotonize(plain, resource, "increasing")
     return plain, monotone, time.perf_counter() - start
+
+
+def fit_duration_model(data: workload.WorkloadData, n_trials: int = 20, random_state: int = 0):
+    """The Workload Estimate Model with Primo's defaults: :class:`primo.PrimoRegressor` on log1p(duration).
+
+    PrDT and PrAM are searched on the same time-ordered validation split (the latest 20% of the
+    training jobs) and the smallest model within noise of the best validated MAE (log space) is kept:
+    the default, scale-free complexity control, no λ. Ids are whatever :func:`workload.workload_dataset`
+    made them (categorical with ``id_encoding="categorical"``); the rolling estimate is an input.
+
+    Returns ``(model, selection, seconds)``: the selected PrDT or PrAM, the selection report (one
+    row per family) and the wall-clock seconds.
+
+    Example
+    -------
+    >>> model, selection, seconds = fit_duration_model(data, n_trials=10)  # doctest: +SKIP
+    """
+    from primo import PrimoRegressor
+
+    start = time.perf_counter()
+    y_log = np.log1p(data.y_train)
+    # one thread everywhere: the machine is shared (PrAM's bags would otherwise take every core)
+    auto = PrimoRegressor(cv=time_validation_split(len(y_log)), n_trials=n_trials, n_jobs=1,
+                          family_params={"pram": {"n_jobs": 1}}, random_state=random_state,
+                          progress=False).fit(data.X_train, y_log)
+    selection = auto.selection_report_.drop(columns="params").to_dict(orient="records")
+    return auto.best_estimator_, selection, time.perf_counter() - start
 
 
 def predict_duration(model, X, y_train_log_range=None) -> np.ndarray:

@@ -519,7 +519,7 @@ def _category_codes(X: pd.DataFrame) -> pd.DataFrame:
 
 def evaluate_workload_models(data: WorkloadData, *, models=BASELINE_NAMES, include_ebm: bool = True,
                              log_target: bool = True, lam: float = 0.5, qssf_model: str = "lightgbm",
-                             random_state: int = 0, n_jobs: int = 1) -> pd.DataFrame:
+                             random_state: int = 0, n_jobs: int = 1, predictions: dict | None = None) -> pd.DataFrame:
     """Fit each model, report duration metrics, and the QSSF merge with the rolling estimate.
 
     Rows: every model (``r2``, ``r2_log``, ``spearman``, ``kendall`` of duration, plus
@@ -534,6 +534,7 @@ def evaluate_workload_models(data: WorkloadData, *, models=BASELINE_NAMES, inclu
         training range (durations span seconds to weeks).
     lam : QSSF merging coefficient λ.
     qssf_model : the model merged with the rolling estimate (Helios used a GBDT).
+    predictions : a dict filled with each model's test predictions (seconds), when given.
 
     Example
     -------
@@ -550,7 +551,8 @@ def evaluate_workload_models(data: WorkloadData, *, models=BASELINE_NAMES, inclu
                 "gpu_time_spearman": float(spearmanr(actual_gpu_time, priority).statistic),
                 "fit_s": fit_s, "predict_s": predict_s}
 
-    rows, predictions = [], {}
+    rows = []
+    predictions = {} if predictions is None else predictions
     for name, model in candidates.items():
         X_train, X_test = data.X_train, data.X_test
         if name not in ("lightgbm", "ebm"):  # the others take numbers only: category columns as codes

@@ -1,0 +1,285 @@
+"""Scheduling policies compared fairly: offered loads, several windows, one warm start, paired intervals.
+
+For one job log, with duration models trained on the jobs before the held-out period:
+
+- **Windows**: ``n_windows`` runs of ``window_jobs`` consecutive held-out jobs, spread evenly over
+  the held-out period (the units the paired intervals resample).
+- **Offered load**: GPU-seconds asked for / GPU-seconds available over the window's submission
+  span. The cluster (one pool of 8-GPU nodes) is the node count that gives the target load, but
+  never smaller than the largest job needs; the remaining gap to the exact target (integer node
+  counts, or a largest job that needs a larger cluster than the load allows) is closed by scaling
+  the window's inter-arrival times, a standard load-scaling of job logs. The factor is recorded.
+- **Same information**: every estimator (the rolling estimate of QSSF, the Primo scheduler of QSSF
+  and Lucid) starts a window knowing exactly the jobs of the trace that had *ended* by the window's
+  start (:func:`adapters.scheduler.workload.finished_by`), and then learns from the jobs it sees finish in the
+  simulation. Nothing else of a duration is visible before the job ends.
+- **Paired statistics**: for each policy, the per-window differences of average JCT and queueing
+  delay against FIFO and against QSSF with the rolling estimate, through
+  :func:`primo.report.claims.paired_bootstrap`.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from adapters.scheduler import workload
+from adapters.scheduler.simulator import (
+    FIFOPolicy,
+    LucidPolicy,
+    QSSFPolicy,
+    Simulator,
+    SJFPolicy,
+    TiresiasPolicy,
+    WorkloadCatalog,
+    assign_profiles,
+)
+from adapters.scheduler.simulator.cluster import GPUS_PER_NODE
+from primo.report.claims import paired_bootstrap
+
+logger = logging.getLogger(__name__)
+
+POOL = "cluster"
+"""The one pool every job of a window runs in (queues of HPC logs share their nodes)."""
+
+ORACLE_POLICIES = ("sjf_oracle",)
+"""Policies that read true durations: context rows, never contenders."""
+
+REFERENCES = ("fifo", "qssf_rolling")
+"""Policies every other one is paired against."""
+
+
+def offered_load(jobs: pd.DataFrame, n_nodes: int) -> float:
+    """GPU-seconds asked for / GPU-seconds available over the submission span.
+
+    Example
+    -------
+    >>> offered_load(pd.DataFrame({"gpu_num": [8, 8], "duration": [50.0, 50.0], "submit_time": [0.0, 100.0]}), 1)
+    1.0
+    """
+    span = float(jobs["submit_time"].max() - jobs["submit_time"].min())
+    if span <= 0:
+        raise ValueError("offered load needs jobs submitted at two or more distinct times")
+    return float((jobs["gpu_num"] * jobs["duration"]).sum()) / (n_nodes * GPUS_PER_NODE * span)
+
+
+def size_cluster(jobs: pd.DataFrame, target_load: float) -> tuple[int, float]:
+    """(nodes, arrival scale) that give ``jobs`` exactly ``target_load``.
+
+    Nodes: the count closest to the target load, at least what the largest job needs. Arrival
+    scale ``s``: submit offsets from the first submission are multiplied by ``s`` (``s < 1``
+    compresses the arrivals) so that the offered load on that cluster is the target.
+
+    Example
+    -------
+    >>> jobs = pd.DataFrame({"gpu_num": [8, 8], "duration": [50.0, 50.0], "submit_time": [0.0, 100.0]})
+    >>> size_cluster(jobs, 0.5)
+    (2, 1.0)
+    """
+    if not 0 < target_load:
+        raise ValueError(f"target_load must be > 0, got {target_load}")
+    smallest = max(1, math.ceil(int(jobs["gpu_num"].max()) / GPUS_PER_NODE))
+    nodes = max(smallest, round(offered_load(jobs, 1) / target_load))
+    return nodes, offered_load(jobs, nodes) / target_load
+
+
+def scale_arrivals(jobs: pd.DataFrame, scale: float) -> pd.DataFrame:
+    """A copy of ``jobs`` whose submit offsets from the first submission are multiplied by ``scale``.
+
+    Example
+    -------
+    >>> scale_arrivals(pd.DataFrame({"submit_time": [10.0, 20.0, 40.0]}), 0.5)["submit_time"].tolist()
+    [10.0, 15.0, 25.0]
+    """
+    out = jobs.copy()
+    start = float(jobs["submit_time"].iloc[0])
+    out["submit_time"] = start + (jobs["submit_time"] - start) * scale
+    out.attrs = dict(jobs.attrs)
+    return out
+
+
+def window_starts(n_test: int, n_windows: int, window_jobs: int) -> list[int]:
+    """First row of each window, spread evenly; windows shrink to fit when the period is short.
+
+    Example
+    -------
+    >>> window_starts(1000, 5, 100)
+    [0, 225, 450, 675, 900]
+    """
+    size = min(window_jobs, n_test // n_windows)
+    if size < 2:
+        raise ValueError(f"{n_test} held-out jobs cannot make {n_windows} windows")
+    return [round(v) for v in np.linspace(0, n_test - size, n_windows)]
+
+
+class QueueAwareScheduler:
+    """The Primo scheduler of one simulated window, reading each job's queue (``vc``) from the trace.
+
+    The simulator runs every job in one pool, so a simulated job's ``vc`` is the pool; the workload
+    model reads the queue the job was submitted to, which is known at submission. Every other
+    question goes to the wrapped :class:`adapters.scheduler.embedded.EmbeddedScheduler` unchanged.
+
+    Example
+    -------
+    >>> sched = QueueAwareScheduler(embedded, {"17": "short"})  # doctest: +SKIP
+    """
+
+    def __init__(self, embedded, queue_of: dict[str, str]):
+        self.embedded = embedded
+        self.queue_of = queue_of
+
+    def _record(self, job) -> dict:
+        return {"job_id": job.job_id, "user": job.user, "name": job.name, "vc": self.queue_of[job.job_id],
+                "gpu_num": job.gpu_num, "cpu_num": job.cpu_num, "submit_time": job.submit_time}
+
+    def estimate(self, job) -> float:
+        return self.embedded.estimate(self._record(job))
+
+    def estimate_many(self, jobs) -> np.ndarray:
+        return self.embedded.estimate_many([self._record(j) for j in jobs])
+
+    def observe(self, job) -> None:
+        self.embedded.observe(job)
+
+    def sharing_score(self, profile) -> int:
+        return self.embedded.sharing_score(profile)
+
+    def forecast(self, history) -> float:
+        return self.embedded.forecast(history)
+
+
+@dataclass
+class WarmStart:
+    """What every estimator knows when a window starts: the trace's jobs that had ended by then."""
+
+    finished: list[dict]
+
+    @classmethod
+    def at(cls, trace: pd.DataFrame, time: float) -> WarmStart:
+        done = workload.finished_by(trace, time)
+        return cls(done[["user", "name", "gpu_num", "duration"]].to_dict("records"))
+
+    def rolling(self, similarity_threshold: float) -> workload.RollingEstimator:
+        """A fresh rolling estimator holding the finished jobs, in the order they ended."""
+        estimator = workload.RollingEstimator(similarity_threshold=similarity_threshold)
+        for job in self.finished:
+            estimator.update(job)
+        return estimator
+
+
+def policy_factories(primo_scheduler: Callable[[workload.RollingEstimator], object],
+                     rolling: Callable[[], workload.RollingEstimator]) -> dict[str, Callable]:
+    """Fresh policies for one run. ``rolling()`` is a warm-started rolling estimator; ``primo_scheduler(rolling)``
+    the Primo scheduler built on it (so both QSSF variants start from the same history).
+
+    Example
+    -------
+    >>> policies = policy_factories(lambda r: make_primo(r), lambda: warm.rolling(1.0))  # doctest: +SKIP
+    """
+    def lucid(profiler_nodes: int):
+        def make():
+            sched = primo_scheduler(rolling())
+            return LucidPolicy(estimator=sched, sharing_scorer=sched, throughput_forecast=sched,
+                               profiler_nodes=profiler_nodes)
+        return make
+
+    return {
+        "fifo": FIFOPolicy,
+        "sjf_oracle": SJFPolicy,
+        "tiresias": TiresiasPolicy,
+        "qssf_rolling": lambda: QSSFPolicy(estimator=workload.OnlineRollingEstimator(rolling())),
+        "qssf_primo": lambda: QSSFPolicy(estimator=primo_scheduler(rolling())),
+        "lucid_primo": lucid(1),
+        "lucid_primo_noprof": lucid(0),
+    }
+
+
+def simulate_windows(trace: pd.DataFrame, test: pd.DataFrame, make_primo: Callable, *, loads=(0.6, 0.8, 0.95),
+                     n_windows: int = 5, window_jobs: int = 1000, similarity_threshold: float = 1.0,
+                     catalog: WorkloadCatalog | None = None, policies=None) -> list[dict]:
+    """Simulate every policy on every (load, window) of the held-out jobs ``test`` of ``trace``.
+
+    Parameters
+    ----------
+    trace : the whole job table (the warm start reads its jobs that ended before each window).
+    test : the held-out jobs (rows of ``trace``), in submit order.
+    make_primo : ``make_primo(rolling, queue_of)`` returns the Primo scheduler (estimator, sharing
+        scorer, throughput forecaster) built on the given warm-started rolling estimator.
+    loads : offered loads the cluster is sized to.
+    similarity_threshold : of the rolling estimator (1.0: names are application ids).
+    catalog : workload profiles (Lucid's packing); the shared data's by default.
+    policies : subset of policy names (all by default).
+
+    Returns
+    -------
+    One dict per (load, window): ``load, window, first_job, n_jobs, nodes, arrival_scale`` and
+    ``policies`` (name -> ``avg_jct_h, avg_queue_h, p99_queue_h, gpu_util, packed_jobs, sim_s``).
+
+    Example
+    -------
+    >>> runs = simulate_windows(jobs, test, make_primo, loads=(0.8,), n_windows=5)  # doctest: +SKIP
+    """
+    catalog = catalog or WorkloadCatalog.from_data_dir(None)
+    runs = []
+    for w, first in enumerate(window_starts(len(test), n_windows, window_jobs)):
+        size = min(window_jobs, len(test) // n_windows)
+        window = test.iloc[first:first + size].copy()
+        window.attrs = dict(trace.attrs)
+        warm = WarmStart.at(trace, float(window["submit_time"].iloc[0]))
+        queue_of = dict(zip(window["job_id"].astype(str), window["vc"].astype(str)))
+        profiles = assign_profiles(window, catalog, seed=w)
+        factories = policy_factories(lambda rolling, queue_of=queue_of: make_primo(rolling, queue_of),
+                                     lambda warm=warm: warm.rolling(similarity_threshold))
+        for load in loads:
+            nodes, scale = size_cluster(window, load)
+            jobs = scale_arrivals(window, scale).assign(vc=POOL)
+            row = {"load": load, "window": w, "first_job": str(window["job_id"].iloc[0]), "n_jobs": len(window),
+                   "warm_start_jobs": len(warm.finished), "nodes": nodes, "arrival_scale": scale, "policies": {}}
+            for name, factory in factories.items():
+                if policies is not None and name not in policies:
+                    continue
+                start = time.perf_counter()
+                s = Simulator(jobs, {POOL: nodes}, factory(), catalog=catalog, profiles=profiles).run().summary()
+                row["policies"][name] = {"avg_jct_h": s["avg_jct"] / 3600, "avg_queue_h": s["avg_queue"] / 3600,
+                                         "p99_queue_h": s["p99_queue"] / 3600, "gpu_util": s["gpu_util"],
+                                         "packed_jobs": s["packed_jobs"], "sim_s": time.perf_counter() - start}
+            logger.info("load %.2f window %d (%d jobs, %d nodes, arrivals x%.2f): %s", load, w, len(window), nodes,
+                        scale, {k: round(v["avg_jct_h"], 3) for k, v in row["policies"].items()})
+            runs.append(row)
+    return runs
+
+
+def paired_comparisons(runs: list[dict], *, n_resamples: int = 5000) -> list[dict]:
+    """Per load, each policy against each of :data:`REFERENCES`: paired differences over windows.
+
+    Rows: ``load, policy, reference, metric`` (``avg_jct_h`` or ``avg_queue_h``), the two means, and
+    ``difference`` (:class:`primo.report.claims.PairedDifference` as a dict; negative = the policy is
+    better). Also one row per load, ``policy="best_non_oracle"``, naming the policy with the lowest
+    average JCT among the non-oracle ones.
+
+    Example
+    -------
+    >>> rows = paired_comparisons(simulate_windows(...))  # doctest: +SKIP
+    """
+    rows = []
+    for load in sorted({r["load"] for r in runs}):
+        at = [r for r in runs if r["load"] == load]
+        names = list(at[0]["policies"])
+        for metric in ("avg_jct_h", "avg_queue_h"):
+            values = {p: np.array([r["policies"][p][metric] for r in at]) for p in names}
+            for reference in (r for r in REFERENCES if r in values):
+                for policy in names:
+                    if policy == reference:
+                        continue
+                    d = paired_bootstrap(values[policy], values[reference], n_resamples=n_resamples)
+                    rows.append({"load": load, "policy": policy, "reference": reference, "metric": metric,
+                                 "policy_mean": float(values[policy].mean()),
+                                 "reference_mean": float(values[reference].mean()), "difference": d.to_dict()})
+        jct = {p: float(np.mean([r["policies"][p]["avg_jct_h"] for r in at])) for p in names if p not in ORACLE_POLICIES}
+        rows.append({"load": load, "policy": "best_non_oracle", "best": min(jct, key=jct.get), "avg_jct_h": jct})
+    return rows
