@@ -52,7 +52,7 @@ from primo.report.claims import Claim, paired_bootstrap
 from adapters.pensieve.abr_rule import abr_rule_c, abr_rule_js, metrics_from_observation
 from adapters.pensieve.actor import load_actor
 from adapters.pensieve.baselines import BolaPolicy, BufferBasedPolicy, RateBasedPolicy, RobustMPCPolicy
-from adapters.pensieve.casestudy_docs import METIS, PRIMO, RL, SAMPLED, write_html_report, write_readme
+from adapters.pensieve.casestudy_docs import METIS, PRIMO, RL, SAMPLED, number, write_html_report, write_readme
 from adapters.pensieve.compare_policies import PUBLISHED
 from adapters.pensieve.distillation import distill_actor
 from adapters.pensieve.env import PensieveEnv
@@ -364,7 +364,7 @@ def qoe_claims(qoe: dict, labels: dict, published_sets: dict, pathological: dict
         a, b = np.array([ours[n] for n in names]), np.array([theirs[n] for n in names])
         mean_a, mean_b = a.mean(), b.mean()
         measured = (f"{PRIMO} {mean_a:.3f} vs {other} {mean_b:.3f}"
-                    + (f" ({mean_a / mean_b - 1:+.1%})".replace("-", "−") if mean_b > 0 else "")
+                    + (f" ({number(mean_a / mean_b - 1, '+.1%')})" if mean_b > 0 else "")
                     + f"; medians {np.median(a):.3f} vs {np.median(b):.3f}")
         claims.append(Claim(statement, paper_value, source, measured, paired_bootstrap(a, b), expected,
                             units=f"{labels[set_name]} traces",
@@ -377,12 +377,14 @@ def _pathological_note(names: list[str], a: np.ndarray, b: np.ndarray, pathologi
     slow = [i for i, name in enumerate(names) if name in pathological]
     if not slow:
         return ""
-    cells = ", ".join(f"{names[i]} ({pathological[names[i]]:.2f} Mbps: {a[i]:.1f} vs {b[i]:.1f})" for i in slow)
+    cells = ", ".join(f"{names[i]} ({pathological[names[i]]:.2f} Mbps: {number(a[i], '.1f')} vs {number(b[i], '.1f')})"
+                      for i in slow)
     keep = np.setdiff1d(np.arange(len(names)), slow)
     text = f"includes {len(slow)} trace(s) below the lowest bitrate: {cells}"
     if len(keep) > 1:
         d = paired_bootstrap(a[keep], b[keep])
-        text += f"; without them {d.mean:+.3f} [{d.low:+.3f}, {d.high:+.3f}], median {d.median:+.3f}"
+        text += (f"; without them {number(d.mean, '+.3f')} [{number(d.low, '+.3f')}, {number(d.high, '+.3f')}], "
+                 f"median {number(d.median, '+.3f')}")
     return text
 
 

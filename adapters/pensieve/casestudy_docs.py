@@ -60,6 +60,43 @@ def paired_claims(results: dict) -> list[Claim]:
     return [Claim.from_dict(claim) for claim in results["claims"]]
 
 
+def number(value: float, spec: str = "+.3f") -> str:
+    """A number with a typographic minus, as :mod:`primo.report.claims` prints them.
+
+    Example
+    -------
+    >>> number(-0.25)
+    '−0.250'
+    """
+    return format(float(value) + 0.0, spec).replace("-", "−")
+
+
+def generalization_summary(results: dict) -> str:
+    """Does the tree match or beat its teacher on the held-out test traces, by mean and by median?
+    And if not, by how much it misses."""
+    test = results["qoe"]["test"]
+    label = results["trace_sets"]["test"]["label"]
+    ours, actor = test[PRIMO]["per_trace"], test[RL]["per_trace"]
+    names = list(ours)
+    a, b = np.array([ours[n] for n in names]), np.array([actor[n] for n in names])
+    claim = next(Claim.from_dict(c) for c in results["claims"]
+                 if c["units"].startswith(label) and f"vs {RL} " in c["measured"])
+    d = claim.difference
+    mean_part = {"holds": "beats it", "within noise": "matches it (the interval contains 0)",
+                 "does not hold": f"misses by {-d.mean:.3f} QoE per trace"}[claim.verdict]
+    median_gap = float(np.median(a) - np.median(b))
+    median_part = ("is at least as high" if median_gap >= 0 else f"is lower by {-median_gap:.3f}")
+    text = (f"**Generalization** (the tree against its teacher, the actor's argmax, on the {len(names)} held-out "
+            f"{label} traces, used neither for training nor for selection): by the mean of paired differences the "
+            f"tree {mean_part} ({number(d.mean)} [{number(d.low)}, {number(d.high)}]); the median paired "
+            f"difference is {number(d.median)}; the tree's median QoE ({np.median(a):.3f}) {median_part} than the actor's "
+            f"({np.median(b):.3f}); the tree does better on {int(np.sum(a > b + 1e-9))} traces, worse on "
+            f"{int(np.sum(a < b - 1e-9))}, the same on the rest.")
+    if claim.note:
+        text += f" Traces below the lowest bitrate: {claim.note.removeprefix('includes ')}."
+    return text
+
+
 def measured_claims(results: dict) -> list[list[str]]:
     """The paper's claims that are single measurements (size, structure, latency, time): claim,
     published, measured, verdict."""
@@ -222,6 +259,8 @@ def write_readme(results: dict, out: Path) -> Path:
         "produced them):",
         "",
         *claims_table(paired_claims(results)),
+        generalization_summary(results),
+        "",
         "Single measurements:",
         "",
         _markdown_table(["claim", "paper", "this run", "verdict"], measured_claims(results)),
@@ -316,6 +355,7 @@ def casestudy_section(results: dict, out: Path) -> Markup:
         _html_table(qoe_header(results), qoe_rows(results)),
         "<h3>The paper's claims and this run</h3>",
         _html_claims_table(paired_claims(results)),
+        f"<p>{escape(generalization_summary(results).replace('**', ''))}</p>",
         _html_table(["claim", "paper", "this run", "verdict"], measured_claims(results)),
         "<h3>Inference cost per decision</h3>",
         _html_table(["policy and runtime", "µs (CPU)", "actor / this"], latency_rows(results)),
