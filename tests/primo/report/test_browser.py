@@ -23,9 +23,9 @@ def _assert_screenshot_shows_content(path, min_height=900):
     return image
 
 
-def test_pram_report_renders_in_chromium(browser, pram_report, tmp_path):
+def test_pram_report_renders_in_chromium(browser, pram_report, screenshots, tmp_path):
     path = pram_report.save(tmp_path / "pram.html")
-    page = browser.check(path, screenshot=tmp_path / "pram.png")
+    page = browser.check(path, screenshot=screenshots / "pram_clara.png")
     n_figures = pram_report.to_html().count("<figure ")
     assert n_figures >= 15
     _check_clean(page, n_figures)
@@ -33,9 +33,9 @@ def test_pram_report_renders_in_chromium(browser, pram_report, tmp_path):
     _assert_screenshot_shows_content(page.screenshot, min_height=3000)
 
 
-def test_prdt_report_renders_in_chromium(browser, prdt_report, tmp_path):
+def test_prdt_report_renders_in_chromium(browser, prdt_report, screenshots, tmp_path):
     path = prdt_report.save(tmp_path / "prdt.html")
-    page = browser.check(path, screenshot=tmp_path / "prdt.png")
+    page = browser.check(path, screenshot=screenshots / "prdt_linnos.png")
     _check_clean(page, prdt_report.to_html().count("<figure "))  # importance chart, tree diagram and its subtrees
     assert {f["name"] for f in page.figures} >= {"importance", "tree", "subtree-2"}
     tree_figure = next(f for f in page.figures if f["name"] == "tree")

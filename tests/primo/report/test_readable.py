@@ -173,3 +173,20 @@ def clone_with_metadata(model, metadata):
 def _between(text: str, start: str, end: str) -> str:
     begin = text.index(start)
     return text[begin:text.index(end, begin)]
+
+
+def test_a_readable_pram_report_in_chromium(browser, screenshots, many_pairs_pram, clara, tmp_path):
+    """Twelve pairs, a flagged prediction and a long options list, as a person sees them (screenshot kept)."""
+    X, y, X_test, y_test = clara
+    model = clone_with_metadata(many_pairs_pram, {"distillation": {
+        "method": "supervised", "fidelity": 0.97, "options": {"eval_seeds": list(range(142)), "weighting": "margin"}}})
+    rows = X_test.iloc[:40].copy()
+    rows.iloc[0, 0] = X.iloc[:, 0].max() * 10 + 1  # far beyond the training range: flagged
+    report = build(model, rows, y_test.iloc[:40], local_rows=[0, 5], title="Clara-MS PrAM, 12 pairs",
+                   baselines={"training mean": Baseline(np.full(40, float(y.mean())), scored_on="the same 40 rows")})
+    page = browser.check(report.save(tmp_path / "pairs.html"), screenshot=screenshots / "pram_twelve_pairs.png")
+    assert page.console_errors == [] and page.requests == [] and page.empty_figures == []
+    assert sum(f["name"].startswith("pair-") for f in page.figures) == 4
+    html = report.to_html()
+    assert "Other pair terms, by importance" in html and "142 values: 0 to 141" in html
+    assert f"⚠ {report.local[0].label}" in html and report.cautions.beyond_training_range[X.columns[0]] >= 1
