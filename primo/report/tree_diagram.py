@@ -136,18 +136,18 @@ def path_to(tree: TreeExplanation, node: TreeNode) -> list[str]:
     return [step or "?" for step in reversed(steps)]
 
 
-def tree_diagram(tree: TreeExplanation, *, root: TreeNode | None = None, expanded: set[int] | None = None,
-                 max_depth: int = 4, continued: dict[int, int | None] | None = None,
-                 label: str = "tree diagram") -> Markup:
-    """Draw ``tree`` from ``root`` (default: the tree's root) as SVG: the children of the splits in
-    ``expanded`` (default: every split less than ``max_depth`` levels below ``root``).
+def tree_diagram(tree: TreeExplanation, *, root: TreeNode, expanded: set[int],
+                 continued: dict[int, int | None] | None = None, label: str = "tree diagram") -> Markup:
+    """Draw ``tree`` from ``root`` as SVG, opening the splits in ``expanded`` (see :func:`expanded_splits`).
 
     Other splits are drawn as one dashed box, naming the panel that continues them when
     ``continued`` maps their node id to a panel number. The SVG shrinks to the page's width.
+
+    Example
+    -------
+    >>> tree = explain_tree(prdt)                                                    # doctest: +SKIP
+    >>> svg = tree_diagram(tree, root=tree.root, expanded=expanded_splits(tree, tree.root, 3))  # doctest: +SKIP
     """
-    root = root or tree.root
-    if expanded is None:
-        expanded = {n.id for n in tree.nodes if not n.is_leaf and 0 <= n.depth - root.depth < max_depth}
     continued = continued or {}
     slots: dict[int, float] = {}
     visible: list[TreeNode] = []
