@@ -33,8 +33,8 @@ from primo.explain.additive import (
     explain_additive,
     explain_additive_rows,
 )
-from primo.explain.cautions import CautionCounts, RowCautions, row_cautions, target_range
 from primo.explain.card import Baseline, Distillation, ModelCard, SearchHistory, model_card, prediction_metrics
+from primo.explain.cautions import CautionCounts, RowCautions, row_cautions, target_range
 from primo.explain.counterfactual import CounterfactualView, as_counterfactual
 from primo.explain.tree import DecisionPath, PathStep, TreeExplanation, TreeNode, explain_tree, explain_tree_rows
 

@@ -87,7 +87,7 @@ class CautionCounts:
     checks_target_range: bool
 
     @classmethod
-    def of(cls, cautions: list[RowCautions], *, checks_target_range: bool | None = None) -> "CautionCounts":
+    def of(cls, cautions: list[RowCautions], *, checks_target_range: bool | None = None) -> CautionCounts:
         """Count the cautions of a batch of rows.
 
         Example

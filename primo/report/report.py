@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
+from primo.errors import InputError, InputTypeError
 from primo.explain import (
     CautionCounts,
     CounterfactualView,
@@ -23,7 +24,6 @@ from primo.explain import (
     row_cautions,
     target_range,
 )
-from primo.errors import InputError, InputTypeError
 from primo.io import atomic_write_bytes
 from primo.models._base import check_prediction_input
 

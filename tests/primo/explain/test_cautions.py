@@ -27,8 +27,8 @@ def test_an_additive_prediction_below_the_training_range_is_flagged(pram_regress
     prediction = pram_regressor.predict(row)[0]
     assert prediction < y.min()  # an additive model sums its lowest terms below anything it was trained on
     item = explain_local(pram_regressor, row)[0]
-    assert item.cautions == (f"prediction {prediction:.4g} is below the training target range {y.min():.4g} to "
-                             f"{y.max():.4g}",)
+    expected = f"prediction {prediction:.4g} is below the training target range {y.min():.4g} to {y.max():.4g}"
+    assert item.cautions == (expected,)
     ordinary = explain_local(pram_regressor, X_test, rows=[0, 1])
     assert all(not c.cautions for c in ordinary if y.min() <= c.prediction <= y.max())
 
@@ -48,7 +48,7 @@ def test_numbers_beyond_a_prams_training_range_are_flagged(pram_regressor, clara
 @pytest.fixture(scope="module")
 def with_sizes(clara):
     """Clara-MS with a text column (the NF's state size as small/medium/large)."""
-    X, y, X_test, _ = clara
+    X, y, _, _ = clara
     sizes = pd.cut(X["R_ic"], 3, labels=["small", "medium", "large"]).astype(str)
     return X[["R_i", "R_res", "A_e"]].assign(size=sizes), y
 

@@ -33,7 +33,7 @@ def test_pairs_beyond_the_top_few_are_ranked_in_one_table(many_pairs_pram, clara
     explanation = explain_global(many_pairs_pram)
     pairs = sorted((t for t in explanation.terms if t.is_pair), key=lambda t: -t.importance)
     assert len(pairs) == 12
-    drawn = re.findall(r'<figure data-figure="pair-\d+-\d+">.*?<figcaption>(.*?):', html, flags=re.S)
+    drawn = re.findall(r'<figure data-figure="pair-\d+-\d+">.*?<figcaption>(.*?):', html, flags=re.DOTALL)
     assert [name.replace("&amp;", "&") for name in drawn] == [t.name for t in pairs[:4]]  # the top four, in order
     table = html[html.index("Other pair terms, by importance"):]
     table = table[:table.index("</table>")].replace("&amp;", "&")
