@@ -103,7 +103,11 @@ def render_markdown(report, *, max_terms: int = 30) -> str:
         out += table(["feature", "importance"], [[code(k), fmt(v)] for k, v in ex.importances.items()])
         out += ["### Tree", "", "```"] + _tree_lines(ex) + ["```", ""]
     if report.local:
-        out += ["## Local interpretation", ""] + _local(report)
+        flagged = sum(bool(item.cautions) for item in report.local)
+        out += ["## Local interpretation", "",
+                f"{flagged} of {len(report.local)} explained rows carry a caution (marked ⚠): a prediction outside the "
+                "training target range, a category never seen in training, or a number outside its feature's "
+                "training range.", ""] + _local(report)
     if report.counterfactuals:
         out += ["## Counterfactual explanations", ""]
         for view in report.counterfactuals:
