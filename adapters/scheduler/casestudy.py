@@ -1,7 +1,7 @@
 """GPU cluster scheduler case study: Primo's three Lucid models, a workload study and a policy study on job logs.
 
 ``primo casestudy scheduler [--jobs LOG ...] [--format swf|helios|alibaba] [--target-load 0.6 0.8 0.95]
-[--windows 5] [--window-jobs 1000] [--holidays DATE ...] [--data-dir DIR] [--out reports/scheduler] [--quick]``
+[--windows 5] [--window-jobs 500] [--holidays DATE ...] [--data-dir DIR] [--out reports/scheduler] [--quick]``
 
 ``--jobs`` takes the user's own logs (SWF ``.swf``/``.swf.gz``, a Helios ``cluster_log.csv``, an Alibaba
 GPU-2023 pod list; the format is detected from the content, or named with ``--format``). Without it,
@@ -39,16 +39,9 @@ import pandas as pd
 from adapters.scheduler import packing, policy_study, primo_models, workload
 from adapters.scheduler.embedded import EmbeddedScheduler
 from adapters.scheduler.evaluate_predictors import CHINA_HOLIDAYS_2020
-from adapters.scheduler.jobs import (
-    detect_format,
-    last_month_start,
-    load_jobs,
-    time_split,
-)
-from adapters.scheduler.simulator.run_policies import (
-    PUBLISHED_VENUS_JCT_H,
-    PUBLISHED_VENUS_QUEUE_H,
-)
+from adapters.scheduler.jobs import detect_format, last_month_start, load_jobs, time_split
+from adapters.scheduler.simulator import WorkloadCatalog
+from adapters.scheduler.simulator.run_policies import PUBLISHED_VENUS_JCT_H, PUBLISHED_VENUS_QUEUE_H
 from primo import load, report
 from primo.datasets import resolve_data_dir
 from primo.export import model_tables
@@ -82,8 +75,8 @@ class Settings:
     report_rows: int | None     # evaluation rows shown in the HTML reports (None: all test rows)
 
 
-FULL = Settings(primo_models.Budget(), baselines=True, max_train_jobs=20_000, duration_trials=20,
-                loads=(0.6, 0.8, 0.95), n_windows=5, window_jobs=1000, max_jobs=None, report_rows=None)
+FULL = Settings(primo_models.Budget(), baselines=True, max_train_jobs=10_000, duration_trials=8,
+                loads=(0.6, 0.8, 0.95), n_windows=5, window_jobs=500, max_jobs=None, report_rows=None)
 QUICK = Settings(primo_models.Budget(n_trials=2, max_rounds=60, outer_bags=1, packing_trials=2, packing_repeats=1),
                  baselines=False, max_train_jobs=800, duration_trials=2, loads=(0.8,), n_windows=2,
                  window_jobs=100, max_jobs=1500, report_rows=200)
@@ -165,8 +158,7 @@ def study_log(jobs: pd.DataFrame, settings: Settings) -> tuple[dict, dict]:
     data = workload.workload_dataset(jobs, boundary, name_mode=name_mode,
                                      estimator=workload.RollingEstimator(similarity_threshold=1.0),
                                      id_encoding="categorical", max_train_jobs=settings.max_train_jobs)
-    model, selection, seconds = primo_models.fit_duration_model(data, settings.duration_trials,
-                                                                settings.budget.random_state)
+    model, selection, seconds = primo_models.fit_duration_model(data, settings.duration_trials, settings.budget)
     y_log = np.log1p(data.y_train)
     log_range = (float(y_log.min()), float(y_log.max()))
     predictions: dict = {}
@@ -197,7 +189,8 @@ def study_log(jobs: pd.DataFrame, settings: Settings) -> tuple[dict, dict]:
 
 
 def primo_factory(context: dict, *, packing_model, throughput_model, holidays=(), lam: float = 0.5):
-    """``make(rolling, queue_of)``: the Primo scheduler of one simulated window (see :mod:`policy_study`).
+    """``make(warm, queue_of)``: the Primo scheduler of one simulated window, warm-started with ``warm``
+    (a :class:`policy_study.WarmStart`); ``queue_of`` maps job ids to the queue they were submitted to.
 
     Example
     -------
@@ -206,23 +199,27 @@ def primo_factory(context: dict, *, packing_model, throughput_model, holidays=()
     model, jobs = context["model"], context["jobs"]
     codes = model_codes(model)
 
-    def make(rolling, queue_of):
+    def make(warm, queue_of):
         embedded = EmbeddedScheduler(model, codes, jobs.attrs["epoch"], packing_model=packing_model,
-                                     throughput_model=throughput_model, rolling=rolling,
+                                     throughput_model=throughput_model, rolling=warm.rolling(),
                                      log_range=context["log_range"], lam=lam, holidays=holidays)
+        for job in warm.recent:  # the feature row of a job registers its submission (user_recent_submits)
+            embedded.job_row(job)
         return policy_study.QueueAwareScheduler(embedded, queue_of)
 
     return make
 
 
-def simulate_log(context: dict, settings: Settings, *, packing_model, throughput_model, holidays=()) -> dict:
+def simulate_log(context: dict, settings: Settings, *, packing_model, throughput_model, holidays=(),
+                 data_dir=None) -> dict:
     """Policy study of one log (every load and window) with its paired comparisons."""
     jobs, data = context["jobs"], context["data"]
     test = jobs.loc[data.X_test.index]
     runs = policy_study.simulate_windows(
         jobs, test, primo_factory(context, packing_model=packing_model, throughput_model=throughput_model,
                                   holidays=holidays),
-        loads=settings.loads, n_windows=settings.n_windows, window_jobs=settings.window_jobs)
+        loads=settings.loads, n_windows=settings.n_windows, window_jobs=settings.window_jobs,
+        catalog=WorkloadCatalog.from_data_dir(data_dir))
     return {"trace": jobs.attrs["source"], "runs": runs, "paired": policy_study.paired_comparisons(runs)}
 
 
@@ -288,7 +285,8 @@ def run(data_dir=None, out="reports/scheduler", settings: Settings = FULL, *, jo
                 _workload_report(context, out, settings)
             if "policies" in parts:
                 results["policy_study"].append(simulate_log(context, settings, packing_model=packing_model,
-                                                            throughput_model=throughput_model, holidays=holidays))
+                                                            throughput_model=throughput_model, holidays=holidays,
+                                                            data_dir=data_dir))
             atomic_write_bytes(out / "results.json", json.dumps(results, indent=2, default=float).encode())
     results["claims"] = [c.to_dict() for c in claims(results)]
     atomic_write_bytes(out / "results.json", json.dumps(results, indent=2, default=float).encode())
@@ -399,9 +397,12 @@ def render_readme(results: dict, out: Path | None = None) -> str:
                   "### Paired differences over windows (hours, policy − reference, mean [95% bootstrap interval]; "
                   "negative = policy better; JCT unless marked queue)",
                   _md_table(_paired_rows(sims), ["trace", "load"] + [_paired_column(*c) for c in PAIRED_COLUMNS])]
-    listed = results.get("claims", [])
+    listed = claims(results)
     if listed:
-        parts += ["## Paper claims vs this run", "\n".join(claims_table([Claim.from_dict(c) for c in listed]))]
+        parts += ["## Paper claims vs this run",
+                  "Verdicts from the 95% paired bootstrap interval: *holds* when it excludes 0 on the claimed side. "
+                  "Duration claims pair the test jobs of a log; policy claims pair its windows (loads ≥ "
+                  f"{CLAIM_MIN_LOAD}).", "\n".join(claims_table(listed))]
     for path in sorted(Path(out).glob("decision_latency*.txt")) if out else ():
         parts += [f"## Decision latency (`{path.name}`, from benchmarks/scheduler_decision_latency.py)",
                   "```\n" + path.read_text().strip() + "\n```"]
@@ -499,7 +500,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target-load", nargs="+", type=float, default=None, metavar="LOAD",
                         help="offered loads the simulated cluster is sized to (default: 0.6 0.8 0.95)")
     parser.add_argument("--windows", type=int, default=None, help="simulated windows per log and load (default 5)")
-    parser.add_argument("--window-jobs", type=int, default=None, help="held-out jobs per window (default 1000)")
+    parser.add_argument("--window-jobs", type=int, default=None, help="held-out jobs per window (default 500)")
     parser.add_argument("--holidays", nargs="*", default=(), metavar="DATE",
                         help="the logs' holidays (YYYY-MM-DD) for the throughput model's calendar (default: none)")
     parser.add_argument("--parts", nargs="+", choices=("throughput", "packing", "workload", "policies"),

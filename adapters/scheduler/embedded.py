@@ -26,7 +26,7 @@ import pandas as pd
 
 from adapters.scheduler import packing, throughput, workload
 from primo.export import compile_python
-from primo.export.tables import model_tables
+from primo.export.tables import TreeTables, model_tables
 
 _LOG_FEATURES = set(workload._LOG_FEATURES)
 
@@ -42,7 +42,8 @@ class EmbeddedScheduler:
     ----------
     workload_model : fitted Workload Estimate Model (PrAM on log1p seconds).
     codes : ``{"user": [...], "vc": [...], "name": [...]}`` training vocabularies (code = position,
-        unseen = -1), as :func:`adapters.scheduler.workload.workload_dataset` encodes them.
+        unseen = -1, or missing for a PrDT), as :func:`adapters.scheduler.workload.workload_dataset` encodes them;
+        for a model trained on category columns, its own vocabularies (``model_tables(model).vocabularies``).
     epoch : the trace's time 0 (calendar features of ``submit_time``).
     packing_model : fitted PrDT on :data:`adapters.scheduler.packing.FEATURES` (or None).
     throughput_model : fitted log1p Throughput Predict Model (or None).
@@ -70,6 +71,11 @@ class EmbeddedScheduler:
         self._tables = model_tables(workload_model)
         self._predict_one = compile_python(workload_model)
         self._codes = {key: {v: i for i, v in enumerate(values)} for key, values in codes.items()}
+        # an id the model never saw: in a PrDT's category column it is missing; otherwise -1 (interpret's
+        # unseen bin, or the code workload_dataset gives unseen ordinal ids)
+        categorical = {self.features[j] for j in getattr(self._tables, "vocabularies", {})}
+        self._unseen = {key: np.nan if isinstance(self._tables, TreeTables) and key in categorical else -1
+                        for key in ("user", "vc", "name")}
         self.epoch = pd.Timestamp(epoch)
         # datetime arithmetic in UTC then back to the zone: exact like pandas, ~20x cheaper per job
         self._epoch_utc = (self.epoch.tz_convert("UTC") if self.epoch.tzinfo else self.epoch).to_pydatetime()
@@ -106,9 +112,9 @@ class EmbeddedScheduler:
         record = {"user": str(_get(job, "user")), "name": str(_get(job, "name")),
                   "gpu_num": int(_get(job, "gpu_num"))}
         values = {
-            "user": self._codes.get("user", {}).get(record["user"], -1),
-            "vc": self._codes.get("vc", {}).get(str(_get(job, "vc")), -1),
-            "name": self._codes.get("name", {}).get(record["name"], -1),
+            "user": self._codes.get("user", {}).get(record["user"], self._unseen["user"]),
+            "vc": self._codes.get("vc", {}).get(str(_get(job, "vc")), self._unseen["vc"]),
+            "name": self._codes.get("name", {}).get(record["name"], self._unseen["name"]),
             "gpu_num": float(record["gpu_num"]), "cpu_num": float(_get(job, "cpu_num")),
             "hour": stamp.hour, "day_of_week": stamp.weekday(),
             "user_recent_submits": self._recent_submits(job),

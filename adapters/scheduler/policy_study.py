@@ -12,7 +12,9 @@ For one job log, with duration models trained on the jobs before the held-out pe
 - **Same information**: every estimator (the rolling estimate of QSSF, the Primo scheduler of QSSF
   and Lucid) starts a window knowing exactly the jobs of the trace that had *ended* by the window's
   start (:func:`adapters.scheduler.workload.finished_by`), and then learns from the jobs it sees finish in the
-  simulation. Nothing else of a duration is visible before the job ends.
+  simulation. Nothing else of a duration is visible before the job ends. (The Primo scheduler also
+  counts the last hour's submissions, a feature of its model; submissions are known when they happen.)
+  Names are matched exactly (application ids, or the name buckets of :func:`casestudy.study_log`).
 - **Paired statistics**: for each policy, the per-window differences of average JCT and queueing
   delay against FIFO and against QSSF with the rolling estimate, through
   :func:`primo.report.claims.paired_bootstrap`.
@@ -155,16 +157,21 @@ class QueueAwareScheduler:
 
 @dataclass
 class WarmStart:
-    """What every estimator knows when a window starts: the trace's jobs that had ended by then."""
+    """What every estimator knows when a window starts: the trace's jobs that had ended by then (with their
+    durations) and the submissions of the last ``recent_window`` seconds (without: they may still run)."""
 
     finished: list[dict]
+    recent: list[dict]
 
     @classmethod
-    def at(cls, trace: pd.DataFrame, time: float) -> WarmStart:
+    def at(cls, trace: pd.DataFrame, time: float, recent_window: float = 3600.0) -> WarmStart:
         done = workload.finished_by(trace, time)
-        return cls(done[["user", "name", "gpu_num", "duration"]].to_dict("records"))
+        submit = trace["submit_time"]
+        recent = trace[(submit >= time - recent_window) & (submit < time)]
+        return cls(done[["user", "name", "gpu_num", "duration"]].to_dict("records"),
+                   recent[["job_id", "user", "name", "vc", "gpu_num", "cpu_num", "submit_time"]].to_dict("records"))
 
-    def rolling(self, similarity_threshold: float) -> workload.RollingEstimator:
+    def rolling(self, similarity_threshold: float = 1.0) -> workload.RollingEstimator:
         """A fresh rolling estimator holding the finished jobs, in the order they ended."""
         estimator = workload.RollingEstimator(similarity_threshold=similarity_threshold)
         for job in self.finished:
@@ -172,18 +179,18 @@ class WarmStart:
         return estimator
 
 
-def policy_factories(primo_scheduler: Callable[[workload.RollingEstimator], object],
+def policy_factories(primo_scheduler: Callable[[], object],
                      rolling: Callable[[], workload.RollingEstimator]) -> dict[str, Callable]:
-    """Fresh policies for one run. ``rolling()`` is a warm-started rolling estimator; ``primo_scheduler(rolling)``
-    the Primo scheduler built on it (so both QSSF variants start from the same history).
+    """Fresh policies for one run: ``rolling()`` is a warm-started rolling estimator, ``primo_scheduler()`` the
+    Primo scheduler with the same warm start (so both QSSF variants start from the same history).
 
     Example
     -------
-    >>> policies = policy_factories(lambda r: make_primo(r), lambda: warm.rolling(1.0))  # doctest: +SKIP
+    >>> policies = policy_factories(lambda: make_primo(warm, queue_of), warm.rolling)  # doctest: +SKIP
     """
     def lucid(profiler_nodes: int):
         def make():
-            sched = primo_scheduler(rolling())
+            sched = primo_scheduler()
             return LucidPolicy(estimator=sched, sharing_scorer=sched, throughput_forecast=sched,
                                profiler_nodes=profiler_nodes)
         return make
@@ -193,25 +200,24 @@ def policy_factories(primo_scheduler: Callable[[workload.RollingEstimator], obje
         "sjf_oracle": SJFPolicy,
         "tiresias": TiresiasPolicy,
         "qssf_rolling": lambda: QSSFPolicy(estimator=workload.OnlineRollingEstimator(rolling())),
-        "qssf_primo": lambda: QSSFPolicy(estimator=primo_scheduler(rolling())),
+        "qssf_primo": lambda: QSSFPolicy(estimator=primo_scheduler()),
         "lucid_primo": lucid(1),
         "lucid_primo_noprof": lucid(0),
     }
 
 
 def simulate_windows(trace: pd.DataFrame, test: pd.DataFrame, make_primo: Callable, *, loads=(0.6, 0.8, 0.95),
-                     n_windows: int = 5, window_jobs: int = 1000, similarity_threshold: float = 1.0,
-                     catalog: WorkloadCatalog | None = None, policies=None) -> list[dict]:
+                     n_windows: int = 5, window_jobs: int = 1000, catalog: WorkloadCatalog | None = None,
+                     policies=None) -> list[dict]:
     """Simulate every policy on every (load, window) of the held-out jobs ``test`` of ``trace``.
 
     Parameters
     ----------
     trace : the whole job table (the warm start reads its jobs that ended before each window).
     test : the held-out jobs (rows of ``trace``), in submit order.
-    make_primo : ``make_primo(rolling, queue_of)`` returns the Primo scheduler (estimator, sharing
-        scorer, throughput forecaster) built on the given warm-started rolling estimator.
+    make_primo : ``make_primo(warm, queue_of)`` returns the Primo scheduler (estimator, sharing scorer,
+        throughput forecaster) warm-started with ``warm`` (a :class:`WarmStart`).
     loads : offered loads the cluster is sized to.
-    similarity_threshold : of the rolling estimator (1.0: names are application ids).
     catalog : workload profiles (Lucid's packing); the shared data's by default.
     policies : subset of policy names (all by default).
 
@@ -233,8 +239,7 @@ def simulate_windows(trace: pd.DataFrame, test: pd.DataFrame, make_primo: Callab
         warm = WarmStart.at(trace, float(window["submit_time"].iloc[0]))
         queue_of = dict(zip(window["job_id"].astype(str), window["vc"].astype(str)))
         profiles = assign_profiles(window, catalog, seed=w)
-        factories = policy_factories(lambda rolling, queue_of=queue_of: make_primo(rolling, queue_of),
-                                     lambda warm=warm: warm.rolling(similarity_threshold))
+        factories = policy_factories(lambda warm=warm, queue_of=queue_of: make_primo(warm, queue_of), warm.rolling)
         for load in loads:
             nodes, scale = size_cluster(window, load)
             jobs = scale_arrivals(window, scale).assign(vc=POOL)

@@ -166,13 +166,14 @@ def fit_workload_model(data: workload.WorkloadData, budget: Budget = Budget(), *
     return plain, monotone, time.perf_counter() - start
 
 
-def fit_duration_model(data: workload.WorkloadData, n_trials: int = 20, random_state: int = 0):
+def fit_duration_model(data: workload.WorkloadData, n_trials: int = 20, budget: Budget = Budget()):
     """The Workload Estimate Model with Primo's defaults: :class:`primo.PrimoRegressor` on log1p(duration).
 
     PrDT and PrAM are searched on the same time-ordered validation split (the latest 20% of the
     training jobs) and the smallest model within noise of the best validated MAE (log space) is kept:
     the default, scale-free complexity control, no λ. Ids are whatever :func:`workload.workload_dataset`
     made them (categorical with ``id_encoding="categorical"``); the rolling estimate is an input.
+    PrAM boosting is bounded by ``budget`` (``max_rounds``, ``outer_bags``) and runs on one thread.
 
     Returns ``(model, selection, seconds)``: the selected PrDT or PrAM, the selection report (one
     row per family) and the wall-clock seconds.
@@ -186,8 +187,9 @@ def fit_duration_model(data: workload.WorkloadData, n_trials: int = 20, random_s
     start = time.perf_counter()
     y_log = np.log1p(data.y_train)
     # one thread everywhere: the machine is shared (PrAM's bags would otherwise take every core)
+    pram = {"n_jobs": 1, "max_rounds": budget.max_rounds, "outer_bags": budget.outer_bags}
     auto = PrimoRegressor(cv=time_validation_split(len(y_log)), n_trials=n_trials, n_jobs=1,
-                          family_params={"pram": {"n_jobs": 1}}, random_state=random_state,
+                          family_params={"pram": pram}, random_state=budget.random_state,
                           progress=False).fit(data.X_train, y_log)
     selection = auto.selection_report_.drop(columns="params").to_dict(orient="records")
     return auto.best_estimator_, selection, time.perf_counter() - start

@@ -16,6 +16,7 @@ from primo import PrAMRegressor, PrDTClassifier, PrDTRegressor
 from .sim_fixtures import random_jobs
 
 FIXTURES = Path(__file__).parent / "fixtures"
+STUDY_MODEL: list = []  # the duration model of the `study` fixture
 
 
 def test_cluster_is_sized_to_the_target_load():
@@ -73,6 +74,8 @@ class Spy:
 @pytest.fixture(scope="module")
 def study(data_dir):
     trace = random_jobs(700, seed=3, horizon=60_000.0)
+    trace["name"] = trace["name"].str.removeprefix("app")  # application ids
+    trace.loc[trace.index[-60:], "user"] = "newcomer"  # an id the models never saw
     boundary = float(trace["submit_time"].iloc[450])
     data = workload.workload_dataset(trace, boundary, estimator=workload.RollingEstimator(similarity_threshold=1.0),
                                      id_encoding="categorical")
@@ -82,6 +85,7 @@ def study(data_dir):
                                                            singles["label"])
     Xt, yt = throughput.throughput_dataset(throughput.load_cluster_throughput(data_dir).iloc[:1500])
     tp = PrAMRegressor(max_rounds=20, outer_bags=1, interactions=0, n_jobs=1).fit(Xt, np.log1p(yt))
+    STUDY_MODEL[:] = [model]
     context = {"jobs": trace, "data": data, "model": model, "log_range": (0.0, 12.0)}
     return trace, data, casestudy.primo_factory(context, packing_model=tree, throughput_model=tp)
 
@@ -99,10 +103,30 @@ def test_warm_start_holds_only_jobs_that_had_ended(study):
     window = trace.iloc[500:540]
     queue_of = dict(zip(window["job_id"], window["vc"]))
     records = [dict(r, duration=np.nan) for r in window.to_dict("records")]
-    for build in (lambda w: workload.OnlineRollingEstimator(w.rolling(1.0)),
-                  lambda w: make(w.rolling(1.0), queue_of).embedded):
+    assert all("duration" not in r for r in warm.recent)  # recent submissions: known, but not their durations
+    for build in (lambda w: workload.OnlineRollingEstimator(w.rolling()), lambda w: make(w, queue_of).embedded):
         assert [build(warm).estimate(r) for r in records] == [build(warm_perturbed).estimate(r) for r in records]
     assert casestudy.primo_factory.__kwdefaults__["holidays"] == ()  # no country's calendar by default
+
+
+def test_simulated_primo_scheduler_predicts_like_the_model(study):
+    trace, data, make = study
+    sched = make(WarmStart([], []), dict(zip(trace["job_id"], trace["vc"])))
+    # replay the trace as online_history does: finished jobs are observed before each submission
+    ends, pending, estimates = workload.job_end_times(trace), [], []
+    is_test = trace.index.isin(data.X_test.index)
+    for i, job in enumerate(trace.to_dict("records")):
+        for j in sorted((p for p in pending if ends[p] <= job["submit_time"]), key=lambda p: (ends[p], p)):
+            sched.observe(trace.iloc[j].to_dict())
+            pending.remove(j)
+        estimate = sched.embedded.duration(job)  # every submission is seen (user_recent_submits)
+        if is_test[i]:
+            estimates.append(estimate)
+        pending.append(i)
+    assert data.X_test["user"].isna().sum() == 60  # unseen ids are missing for the model...
+    model = STUDY_MODEL[0]
+    # ...and the exported tables the scheduler runs read them the same way
+    np.testing.assert_allclose(estimates, np.expm1(np.clip(model.predict(data.X_test), 0.0, 12.0)), rtol=1e-9)
 
 
 def test_no_estimator_sees_a_duration_before_the_job_ends(study, data_dir):
@@ -116,7 +140,7 @@ def test_no_estimator_sees_a_duration_before_the_job_ends(study, data_dir):
     nodes, scale = size_cluster(window, 0.95)
     jobs = scale_arrivals(window, scale).assign(vc=POOL)
     checked = []
-    for name, factory in policy_factories(lambda rolling: make(rolling, queue_of), lambda: warm.rolling(1.0)).items():
+    for name, factory in policy_factories(lambda: make(warm, queue_of), warm.rolling).items():
         policy = factory()
         if name in ("fifo", "tiresias", "sjf_oracle"):  # no estimator (SJF reads durations by design)
             continue
