@@ -30,7 +30,16 @@ from functools import partial
 
 import numpy as np
 
-from primo.export.codegen import comment_quoted, comment_safe, float_literal, identifier, int_literal, join_wrapped, tree_branches
+from primo.export.codegen import (
+    comment_quoted,
+    comment_safe,
+    float32_threshold,
+    float_literal,
+    identifier,
+    int_literal,
+    join_wrapped,
+    tree_branches,
+)
 from primo.export.quantize import (
     DEFAULT_SCORE_SCALE,
     IntegerAdditive,
@@ -38,7 +47,7 @@ from primo.export.quantize import (
     QuantizationReport,
     quantize,
 )
-from primo.export.tables import AdditiveTables, Binning, TreeTables, encode_categories, model_tables
+from primo.export.tables import AdditiveTables, Binning, TreeTables, encode_categories, model_tables, share_binnings
 
 _float = partial(float_literal, infinity="HUGE_VAL")
 
@@ -116,7 +125,7 @@ class _Writer:
             f" * Input: x[0..{tables.n_features - 1}], one value per feature:",
         ]
         for j, feature in enumerate(tables.feature_names):
-            scale = f"  (scale {int(self.quantized.feature_scales[j])})" if self.integer else ""
+            scale = f"  (scale {self.quantized.exactness_note(j)})" if self.integer else ""
             lines.append(f" *   x[{j}] {comment_safe(feature)}{scale}{self.feature_note(j)}")
         if tables.is_classifier:
             lines.append(" * Classes (index returned by *_predict -> label):")
@@ -125,6 +134,10 @@ class _Writer:
         if self.integer:
             lines.append(" * Integer mode: pass round(value * scale) per feature, "
                          f"{self.macro}_MISSING for a missing value.")
+            inexact = [tables.feature_names[j] for j, exact in enumerate(self.quantized.exact_features) if not exact]
+            if inexact:
+                lines.append(f" * NOT EXACT: no 64-bit scale holds every bin edge of {comment_safe(', '.join(inexact))}; "
+                             "values near those edges may take another bin than the float model.")
             lines.append(f" * Check: {comment_safe(report.summary())}." if report is not None
                          else " * Check: not measured (export with check_data to count mismatches).")
         lines += [" */", f"#ifndef {guard}", f"#define {guard}", ""]
@@ -174,10 +187,11 @@ class _TreeWriter(_Writer):
             threshold = self.value(self.quantized.thresholds[node])
             # INT64_MIN (missing) is <= every threshold, so it goes left unless told otherwise.
             return f"{x} <= {threshold}" if t.missing_left[node] else f"{x} <= {threshold} && {x} != {self.macro}_MISSING"
-        # scikit-learn compares float32(x) with the double threshold; NaN fails every comparison, so
-        # "!(x > t)" sends it left and "x <= t" sends it right.
-        threshold = self.value(t.threshold[node])
-        return f"!((float){x} > {threshold})" if t.missing_left[node] else f"(float){x} <= {threshold}"
+        # scikit-learn compares float32(x) with the double threshold t; comparing the double x with the
+        # double t' of float32_threshold is the same test without rounding x at all (cheaper than
+        # rounding the row once per call). NaN fails every comparison: "!(x > t')" sends it left.
+        threshold = self.value(float32_threshold(t.threshold[node]))
+        return f"!({x} > {threshold})" if t.missing_left[node] else f"{x} <= {threshold}"
 
     def body(self) -> str:
         t, p, v = self.tables, self.prefix, self.value_type
@@ -203,9 +217,14 @@ class _TreeWriter(_Writer):
 
 
 class _AdditiveWriter(_Writer):
+    """Each feature is binned once (the union of its binnings' edges, :func:`share_binnings`) by a
+    branch-free search; main terms are tabled by that shared bin, pairs map it to their own bins."""
+
     def __init__(self, tables: AdditiveTables, prefix, quantized):
         super().__init__(tables, prefix, quantized)
         self.binnings: list[Binning] = quantized.binnings if quantized is not None else tables.binnings
+        self.shared = share_binnings(self.binnings)
+        self.shared_of = {b: shared for shared in self.shared for b in shared.level_bins}
         self.scores = quantized.scores if quantized is not None else [term.scores for term in tables.terms]
         self.intercept = quantized.intercept if quantized is not None else tables.intercept
         self.multiclass = tables.n_scores > 1
@@ -225,19 +244,20 @@ class _AdditiveWriter(_Writer):
         return lines
 
     def body(self) -> str:
-        p, v = self.prefix, self.value_type
+        p, v, n_scores = self.prefix, self.value_type, self.tables.n_scores
         parts = [self.search_functions()]
         bin_lines = []
-        for i, binning in enumerate(self.binnings):
-            feature = comment_safe(self.tables.feature_names[binning.feature])
-            bin_lines.append(f"    const int b{i} = {self.bin_expression(i, binning, parts, feature)};")
+        for shared in self.shared:
+            f = shared.binning.feature
+            feature = comment_safe(self.tables.feature_names[f])
+            bin_lines.append(f"    const int s{f} = {self.bin_expression(shared.binning, parts, feature)};")
         score_lines = []
         for i, (term, scores) in enumerate(zip(self.tables.terms, self.scores)):
-            parts.append(f"/* term {i}: {comment_safe(term.name)} */\n" + self.array(v, f"{p}_term{i}", scores))
-            index = self.flat_index(term)
+            table, index = self.term_table(i, term, scores, parts)
+            parts.append(f"/* term {i}: {comment_safe(term.name)} */\n" + self.array(v, f"{p}_term{i}", table))
             if self.multiclass:
-                score_lines.append(f"    t = {p}_term{i} + ({index}) * {self.tables.n_scores};")
-                score_lines.append(f"    for (k = 0; k < {self.tables.n_scores}; k++) scores[k] += t[k];")
+                score_lines.append(f"    t = {p}_term{i} + ({index}) * {n_scores};")
+                score_lines.append(f"    for (k = 0; k < {n_scores}; k++) scores[k] += t[k];")
             else:
                 score_lines.append(f"    s += {p}_term{i}[{index}];")
         parts.append(self.array(v, f"{p}_intercept", self.intercept))
@@ -245,18 +265,19 @@ class _AdditiveWriter(_Writer):
             parts.append(
                 f"static inline void {p}_decision(const {v} *x, {v} *scores)\n{{\n" + "\n".join(bin_lines)
                 + (f"\n    const {v} *t;" if self.tables.terms else "") + "\n    int k;\n"
-                f"    for (k = 0; k < {self.tables.n_scores}; k++) scores[k] = {p}_intercept[k];\n"
+                f"    for (k = 0; k < {n_scores}; k++) scores[k] = {p}_intercept[k];\n"
                 + "\n".join(score_lines) + "\n}"
             )
             parts.append(
-                f"static inline int {p}_predict(const {v} *x)\n{{\n    {v} scores[{self.tables.n_scores}];\n"
+                f"static inline int {p}_predict(const {v} *x)\n{{\n    {v} scores[{n_scores}];\n"
                 f"    int k, best = 0;\n    {p}_decision(x, scores);\n"
-                f"    for (k = 1; k < {self.tables.n_scores}; k++)\n        if (scores[k] > scores[best]) best = k;\n"
+                f"    for (k = 1; k < {n_scores}; k++)\n        if (scores[k] > scores[best]) best = k;\n"
                 "    return best;\n}"
             )
         else:
+            unused = "" if self.shared else "    (void)x;\n"
             parts.append(
-                f"static inline {v} {p}_decision(const {v} *x)\n{{\n" + "\n".join(bin_lines)
+                f"static inline {v} {p}_decision(const {v} *x)\n{{\n" + unused + "\n".join(bin_lines)
                 + f"\n    {v} s = {p}_intercept[0];\n" + "\n".join(score_lines) + "\n    return s;\n}"
             )
             if self.tables.is_classifier:
@@ -264,46 +285,64 @@ class _AdditiveWriter(_Writer):
                 parts.append(f"static inline int {p}_predict(const {v} *x)\n{{\n    return {p}_decision(x) > {zero};\n}}")
         return "\n\n".join(parts)
 
+    def term_table(self, i: int, term, scores: np.ndarray, parts: list[str]) -> tuple[np.ndarray, str]:
+        """The table written for a term and the C expression of its row: a main term is tabled by
+        its feature's shared bin; a pair keeps its table, indexed through maps of the shared bins."""
+        p = self.prefix
+        if len(term.binnings) == 1:
+            b = term.binnings[0]
+            shared = self.shared_of[b]
+            return scores[shared.level_bins[b]], f"s{shared.binning.feature}"
+        strides = np.cumprod([1] + [self.binnings[b].n_bins for b in reversed(term.binnings[1:])])[::-1]
+        pieces = []
+        for position, (b, stride) in enumerate(zip(term.binnings, strides)):
+            shared = self.shared_of[b]
+            offsets = shared.level_bins[b] * int(stride)
+            f = shared.binning.feature
+            if np.array_equal(offsets, np.arange(len(offsets))):
+                pieces.append(f"s{f}")  # the shared bins are this binning's own
+                continue
+            name = f"{p}_term{i}_map{position}"
+            parts.append(f"/* term {i}: shared bin of x[{f}] -> its share of the row */\n"
+                         + self.array("int", name, offsets, literal=str))
+            pieces.append(f"{name}[s{f}]")
+        return scores, " + ".join(pieces)
+
     def search_functions(self) -> str:
-        p, v, missing = self.prefix, self.value_type, self.is_missing("v")
-        # Binary search written out (no bsearch: it needs <stdlib.h> and an exact-match comparator).
+        p, v = self.prefix, self.value_type
+        present = f"(v != {self.macro}_MISSING)" if self.integer else "(v == v)"  # 1, or 0 for a missing value
+        # Branch-free: the loop runs log2(n) times whatever v is (n is a constant once inlined), and each
+        # step is a conditional add, so random inputs cost no branch mispredictions. Written out rather
+        # than bsearch, which needs <stdlib.h>, calls through a pointer and branches on every step.
         return (
-            f"/* Bin of v over sorted cuts: 0 when missing, else 1 + number of cuts <= v. */\n"
+            f"/* Bin of v over sorted cuts (n >= 1): 0 when missing, else 1 + number of cuts <= v. */\n"
             f"static inline int {p}_cut_bin(const {v} *cuts, int n, {v} v)\n{{\n"
-            f"    int lo = 0;\n    if ({missing}) return 0;\n"
-            "    while (n > 0) {\n        const int half = n / 2;\n"
-            "        if (cuts[lo + half] <= v) { lo += half + 1; n -= half + 1; } else { n = half; }\n"
-            "    }\n    return lo + 1;\n}\n\n"
-            f"/* Bin of category v: 0 when missing, bins[i] when v == values[i], else unseen. */\n"
+            f"    const {v} *base = cuts;\n"
+            "    while (n > 1) {\n        const int half = n / 2;\n"
+            "        base += (base[half] <= v) * half;\n        n -= half;\n    }\n"
+            f"    return ((int)(base - cuts) + (base[0] <= v) + 1) * {present};\n}}\n\n"
+            f"/* Bin of category v over sorted values (n >= 1): 0 when missing, bins[i] when v == values[i], else unseen. */\n"
             f"static inline int {p}_category_bin(const {v} *values, const int *bins, int n, int unseen, {v} v)\n{{\n"
-            f"    int lo = 0, size = n;\n    if ({missing}) return 0;\n"
-            "    while (size > 0) {\n        const int half = size / 2;\n"
-            "        if (values[lo + half] < v) { lo += half + 1; size -= half + 1; } else { size = half; }\n"
-            "    }\n    return (lo < n && values[lo] == v) ? bins[lo] : unseen;\n}"
+            f"    const {v} *base = values;\n    int found;\n"
+            "    while (n > 1) {\n        const int half = n / 2;\n"
+            "        base += (base[half] <= v) * half;\n        n -= half;\n    }\n"
+            "    found = base[0] == v;  /* base[0] is the largest value <= v, if any */\n"
+            f"    return (unseen + (bins[base - values] - unseen) * found) * {present};\n}}"
         )
 
-    def bin_expression(self, i: int, binning: Binning, parts: list[str], feature: str) -> str:
-        p, v = self.prefix, self.value_type
-        x = f"x[{binning.feature}]"
+    def bin_expression(self, binning: Binning, parts: list[str], feature: str) -> str:
+        p, v, f = self.prefix, self.value_type, binning.feature
+        x = f"x[{f}]"
         missing = self.is_missing(x)
         if binning.is_categorical:
             unseen = binning.n_bins - 1
             if len(binning.categories) == 0:  # C has no empty arrays
                 return f"{missing} ? 0 : {unseen}"
-            parts.append(f"/* binning {i}: {feature} (categories) */\n"
-                         + self.array(v, f"{p}_categories{i}", binning.categories) + "\n"
-                         + self.array("int", f"{p}_category_bins{i}", binning.category_bins, literal=str))
-            return f"{p}_category_bin({p}_categories{i}, {p}_category_bins{i}, {len(binning.categories)}, {unseen}, {x})"
+            parts.append(f"/* feature {f}: {feature} (categories) */\n"
+                         + self.array(v, f"{p}_categories{f}", binning.categories) + "\n"
+                         + self.array("int", f"{p}_category_bins{f}", binning.category_bins, literal=str))
+            return f"{p}_category_bin({p}_categories{f}, {p}_category_bins{f}, {len(binning.categories)}, {unseen}, {x})"
         if len(binning.cuts) == 0:
             return f"{missing} ? 0 : 1"
-        parts.append(f"/* binning {i}: {feature} (bin edges) */\n" + self.array(v, f"{p}_cuts{i}", binning.cuts))
-        return f"{p}_cut_bin({p}_cuts{i}, {len(binning.cuts)}, {x})"
-
-    def flat_index(self, term) -> str:
-        """Row-major index into a term's flattened table."""
-        if len(term.binnings) == 1:
-            return f"b{term.binnings[0]}"
-        expression = f"b{term.binnings[0]}"
-        for b in term.binnings[1:]:
-            expression = f"{expression} * {self.binnings[b].n_bins} + b{b}"
-        return expression
+        parts.append(f"/* feature {f}: {feature} (bin edges of every term) */\n" + self.array(v, f"{p}_cuts{f}", binning.cuts))
+        return f"{p}_cut_bin({p}_cuts{f}, {len(binning.cuts)}, {x})"

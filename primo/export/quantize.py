@@ -9,7 +9,19 @@ regression leaves) become fixed-point integers ``round(score · score_scale)``.
 With ``feature_scales="auto"`` each feature gets the smallest power of ten (up to 10^6) that makes all
 its thresholds multiples of one half (and its numeric categories integers). PrDT thresholds on
 integer data (queue lengths, latencies in µs) are naturally integers or ``.5`` — the paper's
-observation — so such features get scale 1 and the integer model is exact on integer data.
+observation — so such features get scale 1 and the integer model is exact on integer data (in
+general: on inputs that are multiples of ``1 / scale``).
+
+When no power of ten does (interpret's edges are midpoints between arbitrary measured values, e.g.
+fractions such as Clara's ``R_*`` features), the feature gets a power of **two** ``2^k`` with ``2^-k``
+no larger than the gap between any edge and the float64 just below it: ``x · 2^k`` is exact in
+floating point, every edge becomes an integer, and every other float64 lands at least one unit away
+from it, so ``round(x · 2^k)`` is on the same side of every edge as ``x`` — exact for **every** input.
+For PrDT the edge is the float64 that ``float32(x) <= t`` amounts to
+(:func:`~primo.export.codegen.float32_threshold`). When ``2^62`` cannot hold a feature's edges that
+finely (edges spanning too many binary orders of magnitude, or an edge at 0), the largest fitting
+power of two is used and
+``exactness`` / :meth:`~_IntegerModel.exactness_note` say so (the C header too).
 
 :meth:`IntegerTree.compare` / :meth:`IntegerAdditive.compare` count, on given data, how many rows take a
 different path (leaf or bin) than the float model and how many predictions differ.
@@ -26,12 +38,16 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from primo.export.codegen import float32_threshold
 from primo.export.tables import INT_MISSING, AdditiveTables, Binning, TreeTables, class_index
 
 DEFAULT_SCORE_SCALE = 1_000_000
 MAX_DECIMALS = 6
 _INT_LIMIT = 9.2e18  # a float just inside int64's range, for clipping before conversion
 _INT64_MAX = np.iinfo(np.int64).max
+#: PrDT thresholds are midpoints of float32 values (two float32 steps of noise); PrAM edges are float64.
+FLOAT32_NOISE, FLOAT64_NOISE = 2.5e-7, 1e-12
+MAX_BINARY_EXPONENT = 62  # scaled edges stay below 2^62, leaving room for inputs a little beyond them
 
 
 @dataclass(frozen=True)
@@ -63,9 +79,29 @@ class QuantizationReport:
         return asdict(self)
 
 
+#: How a feature's scale keeps integer mode exact: on inputs that are multiples of 1/scale (a power
+#: of ten), on every input (a power of two fine enough for every edge), or not exactly.
+EXACT_ON_MULTIPLES, EXACT_EDGES, NOT_EXACT = "multiples", "edges", "not exact"
+
+
 class _IntegerModel:
     feature_scales: np.ndarray
     score_scale: int
+    exactness: list[str]
+
+    @property
+    def exact_features(self) -> list[bool]:
+        """Per feature: whether its scale holds every edge exactly (see the module docstring for what that gives)."""
+        return [kind != NOT_EXACT for kind in self.exactness]
+
+    def exactness_note(self, j: int) -> str:
+        """What feature ``j``'s scale guarantees, in words (for headers and reports)."""
+        scale = int(self.feature_scales[j])
+        if self.exactness[j] == EXACT_EDGES:
+            return f"2^{scale.bit_length() - 1}: exact for every value"  # scale is a power of two
+        if self.exactness[j] == EXACT_ON_MULTIPLES:
+            return f"{scale}: exact for multiples of 1/{scale}"
+        return f"{scale}: NOT exact (no power of two holds every bin edge below 2^{MAX_BINARY_EXPONENT})"
 
     def scale_inputs(self, X) -> np.ndarray:
         """Integer rows as the caller must build them: ``round(x · scale)``, missing → ``INT64_MIN``."""
@@ -85,6 +121,7 @@ class IntegerTree(_IntegerModel):
     tables: TreeTables
     feature_scales: np.ndarray
     score_scale: int
+    exactness: list[str]
     thresholds: np.ndarray
     leaf_values: np.ndarray | None  # fixed-point, regressors only
 
@@ -122,6 +159,7 @@ class IntegerAdditive(_IntegerModel):
     tables: AdditiveTables
     feature_scales: np.ndarray
     score_scale: int
+    exactness: list[str]
     binnings: list[Binning]
     scores: list[np.ndarray]
     intercept: np.ndarray
@@ -194,11 +232,15 @@ def quantize(tables: TreeTables | AdditiveTables, *, feature_scales="auto",
 def _quantize_tree(tables: TreeTables, feature_scales, score_scale: int) -> IntegerTree:
     internal = tables.left != -1
     splits = {j: tables.threshold[internal & (tables.feature == j)] for j in range(tables.n_features)}
-    scales = _feature_scales(feature_scales, tables.n_features, splits, {})
-    thresholds = _to_int(np.floor(tables.threshold * scales[tables.feature]))
+    # What x <= t means for a float64 x (scikit-learn compares float32(x)): a power-of-two scale holds it exactly.
+    exact_edges = np.asarray([float32_threshold(t) for t in tables.threshold])
+    binary_edges = {j: exact_edges[internal & (tables.feature == j)] for j in range(tables.n_features)}
+    scales, exactness = _feature_scales(feature_scales, tables.n_features, splits, {}, binary_edges, FLOAT32_NOISE)
+    edges = np.where(np.asarray(exactness)[tables.feature] == EXACT_EDGES, exact_edges, tables.threshold)
+    thresholds = _to_int(np.floor(_scaled(edges, scales[tables.feature])))
     thresholds[~internal] = _INT64_MAX
     leaf_values = None if tables.is_classifier else _fixed_point(tables.leaf_values[:, 0], score_scale)
-    return IntegerTree(tables=tables, feature_scales=scales, score_scale=score_scale,
+    return IntegerTree(tables=tables, feature_scales=scales, score_scale=score_scale, exactness=exactness,
                        thresholds=thresholds, leaf_values=leaf_values)
 
 
@@ -210,57 +252,89 @@ def _quantize_additive(tables: AdditiveTables, feature_scales, score_scale: int)
             categories.setdefault(binning.feature, []).append(binning.categories)
         elif not binning.is_categorical:
             splits.setdefault(binning.feature, []).append(binning.cuts)
-    scales = _feature_scales(
-        feature_scales, tables.n_features,
-        {j: np.concatenate(v) for j, v in splits.items()}, {j: np.concatenate(v) for j, v in categories.items()},
-    )
+    edges = {j: np.concatenate(v) for j, v in splits.items()}
+    values = {j: np.concatenate(v) for j, v in categories.items()}
+    binary_edges = {j: np.concatenate([edges.get(j, np.empty(0)), values.get(j, np.empty(0))])
+                    for j in set(edges) | set(values)}
+    scales, exactness = _feature_scales(feature_scales, tables.n_features, edges, values, binary_edges, FLOAT64_NOISE)
     binnings = []
     for binning in tables.binnings:
         scale = scales[binning.feature]
         if binning.cuts is not None:
-            binnings.append(Binning(binning.feature, binning.n_bins, cuts=_to_int(np.ceil(binning.cuts * scale))))
+            binnings.append(Binning(binning.feature, binning.n_bins, cuts=_to_int(np.ceil(_scaled(binning.cuts, scale)))))
         else:
             binnings.append(Binning(binning.feature, binning.n_bins,
-                                    categories=_to_int(np.rint(binning.categories * scale)),
+                                    categories=_to_int(np.rint(_scaled(binning.categories, scale))),
                                     category_bins=binning.category_bins))
     for term in tables.terms:
         if np.abs(term.scores).max(initial=0.0) * score_scale * (len(tables.terms) + 1) > _INT_LIMIT:
             raise ValueError(f"score_scale {score_scale} overflows 64-bit integers on term {term.name!r}")
     return IntegerAdditive(
-        tables=tables, feature_scales=scales, score_scale=score_scale, binnings=binnings,
+        tables=tables, feature_scales=scales, score_scale=score_scale, exactness=exactness, binnings=binnings,
         scores=[_fixed_point(term.scores, score_scale) for term in tables.terms],
         intercept=_fixed_point(tables.intercept, score_scale),
     )
 
 
-def _feature_scales(requested, n_features: int, splits: dict, categories: dict) -> np.ndarray:
+def _feature_scales(requested, n_features: int, splits: dict, categories: dict, binary_edges: dict,
+                    noise: float) -> tuple[np.ndarray, list[str]]:
+    """Scales and how exact each keeps the model; ``binary_edges`` are what a power of two must hold,
+    ``noise`` the relative error up to which a scaled split still counts as a multiple of 1/2."""
     if isinstance(requested, str):
         if requested != "auto":
             raise ValueError(f"feature_scales must be 'auto', an int or one int per feature, got {requested!r}")
-        return np.asarray([_auto_scale(splits.get(j), categories.get(j)) for j in range(n_features)], dtype=np.int64)
+        chosen = [_auto_scale(splits.get(j), categories.get(j), binary_edges.get(j), noise) for j in range(n_features)]
+        # float64 holds every auto scale exactly (10^k up to 10^6, 2^k beyond int64's range).
+        return np.asarray([scale for scale, _ in chosen], dtype=np.float64), [kind for _, kind in chosen]
     scales = np.broadcast_to(np.asarray(requested), (n_features,)) if np.ndim(requested) == 0 else np.asarray(requested)
     if scales.shape != (n_features,):
         raise ValueError(f"feature_scales has {scales.size} entries, the model has {n_features} features")
     if not np.all(np.equal(np.mod(scales, 1), 0)) or np.any(scales < 1):
         raise ValueError(f"feature_scales must be positive integers, got {list(scales)}")
-    return scales.astype(np.int64)
+    # A scale the caller chose is exact on multiples of 1/scale only when it holds every edge as the auto rule would.
+    exactness = [EXACT_ON_MULTIPLES if _holds(splits.get(j), categories.get(j), int(s), noise) else NOT_EXACT
+                 for j, s in enumerate(scales)]
+    return scales.astype(np.float64), exactness
 
 
-def _auto_scale(splits, categories) -> int:
-    """Smallest 10^k (k ≤ MAX_DECIMALS) making splits multiples of 1/2 and categories integers."""
+def _auto_scale(splits, categories, binary_edges, noise: float) -> tuple[int, str]:
+    """Smallest 10^k (k ≤ MAX_DECIMALS) making splits multiples of 1/2 and categories integers;
+    else the power of two that holds every edge exactly (module docstring)."""
+    for k in range(MAX_DECIMALS + 1):
+        if _holds(splits, categories, 10 ** k, noise):
+            return 10 ** k, EXACT_ON_MULTIPLES
+    edges = np.asarray([] if binary_edges is None else binary_edges, dtype=np.float64)
+    edges = edges[np.isfinite(edges)]
+    # With 2^k at least 1 / (gap from an edge to the double below it), every edge is an integer after
+    # scaling and every other double lands at least 1 away from it, so round(x · 2^k) keeps its side.
+    gaps = edges - np.nextafter(edges, -np.inf)
+    needed = int(np.max(-np.log2(gaps), initial=0))  # gaps are powers of two: exact
+    exponents = np.frexp(edges[edges != 0])[1]  # |edge| < 2^exponent
+    room = MAX_BINARY_EXPONENT - (int(exponents.max()) if len(exponents) else 0)  # |edge| · 2^k below 2^62
+    k = max(0, min(needed, room))
+    return 2 ** k, EXACT_EDGES if needed <= room else NOT_EXACT
+
+
+def _holds(splits, categories, scale: int, noise: float) -> bool:
+    """Whether ``scale`` makes splits multiples of 1/2 and categories integers."""
     splits = np.asarray([] if splits is None else splits, dtype=np.float64)
     categories = np.asarray([] if categories is None else categories, dtype=np.float64)
     splits, categories = splits[np.isfinite(splits)], categories[np.isfinite(categories)]
-    for k in range(MAX_DECIMALS + 1):
-        scale = 10 ** k
-        if _near_integers(2 * splits * scale) and _near_integers(categories * scale):
-            return scale
-    return 10 ** MAX_DECIMALS
+    return _near_integers(2 * splits * scale, noise) and _near_integers(categories * scale, noise)
 
 
-def _near_integers(values: np.ndarray) -> bool:
-    # PrDT thresholds are float32 midpoints, so allow float32-sized relative noise.
-    return bool(np.all(np.abs(values - np.rint(values)) <= 1e-6 * np.maximum(1.0, np.abs(values))))
+def _scaled(values: np.ndarray, scale) -> np.ndarray:
+    """``values · scale`` with products that are half-integers up to float noise snapped onto them
+    (``0.3 · 10`` is ``3.0000000000000004``, whose ceiling would move the edge a whole unit)."""
+    product = np.asarray(values, dtype=np.float64) * scale
+    halves = np.rint(2 * product) / 2
+    with np.errstate(invalid="ignore"):  # infinite products stay as they are
+        close = np.abs(product - halves) <= 1e-9 * np.maximum(1.0, np.abs(product))
+    return np.where(close, halves, product)
+
+
+def _near_integers(values: np.ndarray, noise: float) -> bool:
+    return bool(np.all(np.abs(values - np.rint(values)) <= noise * np.maximum(1.0, np.abs(values))))
 
 
 def _to_int(values: np.ndarray) -> np.ndarray:
