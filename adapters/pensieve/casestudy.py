@@ -145,7 +145,7 @@ def split_trace_sets(train: list, test: list | None, settings: Settings, *, trai
     -------
     >>> split = split_trace_sets(load_trace_set("hsdpa"), load_trace_set("fcc"), FULL)  # doctest: +SKIP
     >>> len(split.rollout), len(split.validation), len(split.test)  # doctest: +SKIP
-    (114, 28, 125)
+    (114, 28, 87)
     """
     train = train[: settings.train_traces]
     separate_test_set = test is not None
