@@ -2,7 +2,9 @@
 
 * :func:`monotonize` — make a PrAM (weighted isotonic fit of the shape function, PAV) or a PrDT
   (refit with scikit-learn's ``monotonic_cst``) monotone in chosen features.
-* :func:`counterfactuals`, :class:`CounterfactualIndex`, :func:`diagnose_errors` — the nearest
+* :func:`counterfactuals`, :class:`MinimalChangeSearch` — the smallest change of x's mutable
+  features that flips the decision, searched over the tree's leaves or the PrAM's bins and
+  verified by the model; :class:`CounterfactualIndex`, :func:`diagnose_errors` — the nearest
   reference rows with the desired outcome (BallTree), the feature differences and, for a PrAM,
   which terms' contributions change the prediction most; for one row, many rows, or all false
   negatives/positives of a model; :func:`suggest_term_edits` turns them into candidate edits.
@@ -26,10 +28,10 @@ from primo.adjust.counterfactual import (
     CounterfactualIndex,
     CounterfactualResult,
     ErrorDiagnosis,
-    counterfactuals,
     diagnose_errors,
 )
 from primo.adjust.guided import suggest_term_edits
+from primo.adjust.minimal_change import MinimalChangeSearch, counterfactuals
 from primo.adjust.log import edits_of, format_edits, replay, undo
 from primo.adjust.monotone import isotonic_shape, monotonize
 from primo.adjust.terms import scale_term_scores, select_bins, set_term_scores, shift_term_scores
@@ -40,6 +42,7 @@ __all__ = [
     "CounterfactualIndex",
     "CounterfactualResult",
     "ErrorDiagnosis",
+    "MinimalChangeSearch",
     "compare_models",
     "counterfactuals",
     "diagnose_errors",

@@ -1,10 +1,13 @@
 """Counterfactual explanations: the reference rows nearest to x that get the outcome you wanted.
 
-"Why is this row predicted 0, and what would have to change for it to be 1?" — the answer is the
-``k`` reference rows (e.g. the training set) closest to ``x`` whose prediction (or label) is the
-desired class, or lies in the desired range, together with the per-feature differences and, for a
-PrAM, the change of every term's contribution between ``x`` and each of them: the terms whose
-scores move the prediction most are the shape functions a developer may want to edit.
+"Why is this row predicted 0, and what would have to change for it to be 1?" — here, the nearest-row
+answer: the ``k`` reference rows (e.g. the training set) closest to ``x`` whose prediction (or
+label) is the desired class, or lies in the desired range, together with the per-feature
+differences and, for a PrAM, the change of every term's contribution between ``x`` and each of
+them: the terms whose scores move the prediction most are the shape functions a developer may
+want to edit. Such rows may differ from x in every feature; the smallest change of x's mutable
+features is :mod:`primo.adjust.minimal_change` (the default of :func:`primo.adjust.counterfactuals`).
+This module also holds what both methods share: the result, the distance, the desired outcome.
 
 Distances are Euclidean on an encoding built once from the reference rows: numeric features
 divided by their standard deviation (or by a user-given scale; missing values count as the
@@ -16,8 +19,8 @@ later query.
 
 Example
 -------
->>> from primo.adjust import CounterfactualIndex, counterfactuals
->>> result = counterfactuals(pram, X_test.iloc[3], 1, X_train, k=5)  # doctest: +SKIP
+>>> from primo.adjust import CounterfactualIndex, counterfactuals, diagnose_errors
+>>> result = counterfactuals(pram, X_test.iloc[3], 1, X_train, k=5, method="nearest")  # doctest: +SKIP
 >>> result.neighbors[["distance", "prediction"]]  # doctest: +SKIP
 >>> result.term_deltas.iloc[0].head(3)  # the terms that move the prediction most  # doctest: +SKIP
 >>> index = CounterfactualIndex(pram, X_train, y_train)  # reuse for many queries  # doctest: +SKIP
@@ -40,7 +43,7 @@ from primo.errors import ColumnMismatchError
 logger = logging.getLogger(__name__)
 
 MATCHES = ("auto", "prediction", "label", "both")
-_RESULT_COLUMNS = ("distance", "prediction", "label")
+RESULT_COLUMNS = ("distance", "prediction", "label", "n_changed")
 
 
 # --------------------------------------------------------------------------- results
@@ -55,14 +58,18 @@ class CounterfactualResult:
     x : the explained row (Series, feature → value).
     desired : the requested class, or ``(low, high)`` range for a regressor.
     prediction : the model's prediction for x.
-    neighbors : the k qualifying reference rows, nearest first (index = their labels in the
-        reference data), with extra columns ``distance``, ``prediction`` and, when reference
-        labels were given, ``label``.
-    differences : neighbor − x per feature (same index as ``neighbors``); for a categorical
+    neighbors : the counterfactual rows, best first, with extra columns ``distance``,
+        ``prediction``, ``n_changed`` (features that differ from x) and, for the nearest-row method
+        with reference labels, ``label``. Nearest rows keep their labels in the reference data as
+        index; structural changes are ``option 1``, ``option 2``…
+    differences : counterfactual − x per feature (same index as ``neighbors``); for a categorical
         feature the text ``"a → b"`` where the category differs and ``""`` where it does not.
-    term_deltas : PrAM: contribution of each term for the neighbor minus that for x (raw units:
-        target units, or log-odds of ``classes_[1]``; for multiclass, of the desired class), one
-        row per neighbor, columns sorted by mean |delta| (largest first); None for a PrDT.
+    term_deltas : PrAM: contribution of each term for the counterfactual minus that for x (raw
+        units: target units, or log-odds of ``classes_[1]``; for multiclass, of the desired class),
+        one row per counterfactual, columns sorted by mean |delta| (largest first); None for a PrDT.
+    method : ``"structural"`` (smallest changes, :class:`primo.adjust.MinimalChangeSearch`) or
+        ``"nearest"`` (existing rows, :class:`primo.adjust.CounterfactualIndex`).
+    changes : structural: per option, feature → (old value, new value) of the features it moves.
     """
 
     x: pd.Series
@@ -72,28 +79,46 @@ class CounterfactualResult:
     differences: pd.DataFrame
     term_deltas: pd.DataFrame | None
     feature_scales: pd.Series | None = None  # distance units per feature (orders the summary)
+    method: str = "nearest"
+    changes: tuple = ()
 
     def summary(self, n_features: int = 5) -> str:
-        """A short text: the query, the nearest counterfactual, what differs and which terms matter."""
+        """A short text: the query, the best counterfactual, what differs and which terms matter."""
         if self.neighbors.empty:
-            return f"row {self.x.name}: no reference row has the desired outcome {self.desired!r}"
+            where = "no change of the mutable features gives" if self.method == "structural" else "no reference row has"
+            return f"row {self.x.name}: {where} the desired outcome {_text(self.desired)}"
         distance = self.neighbors["distance"]
         lines = [f"row {self.x.name}: predicted {_text(self.prediction)}, desired {_text(self.desired)}; "
-                 f"{len(self.neighbors)} counterfactual(s) at distance {distance.min():.4g}–{distance.max():.4g}"]
-        nearest = self.differences.iloc[0]
-        changed = [(f, v) for f, v in nearest.items() if _is_change(v)]
-        scales = self.feature_scales if self.feature_scales is not None else pd.Series(1.0, index=nearest.index)
-        # Largest change in distance units first (a category change counts as 1).
-        changed.sort(key=lambda item: -(1.0 if isinstance(item[1], str) else abs(item[1]) / scales[item[0]]))
-        if changed:
-            parts = [f"{f} {_text(self.x[f])} → {_text(self.neighbors.iloc[0][f])}" for f, _ in changed[:n_features]]
-            more = f" (+{len(changed) - n_features} more)" if len(changed) > n_features else ""
-            lines.append(f"nearest ({self.neighbors.index[0]}): " + ", ".join(parts) + more)
+                 f"{len(self.neighbors)} counterfactual(s) ({self.method}) at distance "
+                 f"{distance.min():.4g}–{distance.max():.4g}"]
+        if self.method == "structural":
+            for label, change in zip(self.neighbors.index, self.changes):
+                parts = [f"{f} {_text(old)} → {_text(new)}" for f, (old, new) in change.items()]
+                lines.append(f"{label}: " + (", ".join(parts) or "no change (x already has it)"))
+        else:
+            nearest = self.differences.iloc[0]
+            changed = [(f, v) for f, v in nearest.items() if _is_change(v)]
+            scales = self.feature_scales if self.feature_scales is not None else pd.Series(1.0, index=nearest.index)
+            # Largest change in distance units first (a category change counts as 1).
+            changed.sort(key=lambda item: -(1.0 if isinstance(item[1], str) else abs(item[1]) / scales[item[0]]))
+            if changed:
+                parts = [f"{f} {_text(self.x[f])} → {_text(self.neighbors.iloc[0][f])}" for f, _ in changed[:n_features]]
+                more = f" (+{len(changed) - n_features} more)" if len(changed) > n_features else ""
+                lines.append(f"nearest ({self.neighbors.index[0]}): " + ", ".join(parts) + more)
         if self.term_deltas is not None and not self.term_deltas.empty:
             first = self.term_deltas.iloc[0]
+            first = first[first != 0]  # terms the change leaves alone are not news
             top = first.reindex(first.abs().sort_values(ascending=False).index)[:n_features]
-            lines.append("term contributions changing most (nearest): " + ", ".join(f"{t} {v:+.4g}" for t, v in top.items()))
+            lines.append(f"term contributions changing most ({self.neighbors.index[0]}): "
+                         + ", ".join(f"{t} {v:+.4g}" for t, v in top.items()))
         return "\n".join(lines)
+
+
+def _count_changed(rows: pd.DataFrame, x: pd.Series) -> np.ndarray:
+    """Features of each row that differ from x (two missing values are no difference)."""
+    values, query = rows.to_numpy(dtype=object), x.to_numpy(dtype=object)
+    both_missing = pd.isna(values) & pd.isna(query)
+    return ((values != query) & ~both_missing).sum(axis=1)
 
 
 def _is_change(value) -> bool:
@@ -114,7 +139,7 @@ def _text(value) -> str:
 # --------------------------------------------------------------------------- encoding
 
 
-class _DistanceEncoder:
+class DistanceEncoder:
     """Maps rows to the space where Euclidean distance is the counterfactual distance."""
 
     def __init__(self, scale, categorical):
@@ -178,10 +203,72 @@ class _DistanceEncoder:
         return np.hstack(parts)
 
 
-# --------------------------------------------------------------------------- the index
+
+# --------------------------------------------------------------------------- outcomes and rows
 
 
-def _feature_frame(model, X, what: str) -> pd.DataFrame:
+def desired_key(model, desired):
+    """The desired outcome checked against the model: a class label, or a (low, high) range for a regressor.
+
+    Example
+    -------
+    >>> desired_key(PrDTRegressor().fit([[0.0], [1.0]], [0.0, 1.0]), (None, 0.5))  # doctest: +SKIP
+    (-inf, 0.5)
+    """
+    if hasattr(model, "classes_"):
+        if isinstance(desired, (list, tuple, np.ndarray)):
+            raise ValueError("for a classifier, desired is one class label")
+        if desired not in list(model.classes_):
+            raise ValueError(f"desired class {desired!r} is not one of the model's classes {list(model.classes_)}")
+        return desired
+    if isinstance(desired, (list, tuple)) and len(desired) == 2:
+        low, high = desired
+        low = -np.inf if low is None else float(low)
+        high = np.inf if high is None else float(high)
+    elif np.ndim(desired) == 0 and desired is not None:
+        low = high = float(desired)
+    else:
+        raise ValueError(f"for a regressor, desired is a value or a (low, high) range, got {desired!r}")
+    if low > high:
+        raise ValueError(f"empty desired range ({low}, {high})")
+    return (low, high)
+
+
+def meets_desired(model, values: np.ndarray, key) -> np.ndarray:
+    """Which outcomes (predictions or labels) are the desired class, or lie in the desired range."""
+    if isinstance(key, tuple) and not hasattr(model, "classes_"):
+        values = np.asarray(values).astype(float)
+        return (values >= key[0]) & (values <= key[1])
+    return np.asarray(values) == key
+
+
+def pram_nominal_features(model) -> list[str]:
+    """Names of a PrAM's nominal features (the distance treats them as categories); none for a PrDT."""
+    if not hasattr(model, "ebm_"):
+        return []
+    return [n for n, t in zip(model.feature_names_, model.ebm_.feature_types_in_) if t == "nominal"]
+
+
+def term_deltas(model, x: pd.DataFrame, rows: pd.DataFrame, key) -> pd.DataFrame:
+    """PrAM: contribution of each term for every row of ``rows`` minus that for the one-row ``x``.
+
+    Raw units (target units, or log-odds of ``classes_[1]``; of the desired class for multiclass);
+    columns sorted by mean |delta|, largest first.
+    """
+    names = [str(t) for t in model.ebm_.term_names_]
+    if rows.empty:
+        return pd.DataFrame(columns=names, index=rows.index, dtype=float)
+    query_terms = model.eval_terms(model_input(model, x))
+    row_terms = model.eval_terms(model_input(model, rows))
+    if query_terms.ndim == 3:  # multiclass: contributions towards the desired class
+        column = list(model.classes_).index(key)
+        query_terms, row_terms = query_terms[:, :, column], row_terms[:, :, column]
+    deltas = pd.DataFrame(row_terms - query_terms[0], index=rows.index, columns=names)
+    return deltas[deltas.abs().mean().sort_values(ascending=False, kind="stable").index]
+
+
+def feature_frame(model, X, what: str) -> pd.DataFrame:
+    """``X`` (Series, dict, DataFrame or array) as a DataFrame of the model's features, in its order."""
     names = model.feature_names_
     if isinstance(X, pd.Series):
         X = X.to_frame().T
@@ -207,9 +294,13 @@ def _feature_frame(model, X, what: str) -> pd.DataFrame:
     return pd.DataFrame(values, columns=names).infer_objects()
 
 
-def _model_input(model, frame: pd.DataFrame):
+def model_input(model, frame: pd.DataFrame):
+    """What the model's predict takes: the frame, or its values for a model fit on an array."""
     # A model fit on an array is given an array (scikit-learn warns about unexpected names).
     return frame if getattr(model, "feature_names_in_", None) is not None else frame.to_numpy()
+
+
+# --------------------------------------------------------------------------- the index
 
 
 class CounterfactualIndex:
@@ -244,11 +335,11 @@ class CounterfactualIndex:
             raise TypeError(f"expected a fitted PrAM or PrDT, got {type(model).__name__}")
         if match not in MATCHES:
             raise ValueError(f"match must be one of {MATCHES}, got {match!r}")
-        clash = [c for c in _RESULT_COLUMNS if c in model.feature_names_]
+        clash = [c for c in RESULT_COLUMNS if c in model.feature_names_]
         if clash:
-            raise ValueError(f"features named {clash} clash with the result columns {_RESULT_COLUMNS}")
+            raise ValueError(f"features named {clash} clash with the result columns {RESULT_COLUMNS}")
         self.model = model
-        self.reference = _feature_frame(model, reference_X, "reference_X")
+        self.reference = feature_frame(model, reference_X, "reference_X")
         if len(self.reference) == 0:
             raise ValueError("reference_X has no rows")
         self.labels = None if reference_y is None else np.asarray(reference_y).ravel()
@@ -260,56 +351,26 @@ class CounterfactualIndex:
             raise ValueError(f"match={match!r} needs reference_y")
         self.match = match
         self.leaf_size = int(leaf_size)
-        self.predictions = np.asarray(model.predict(_model_input(model, self.reference)))
-        nominal = []
-        if hasattr(model, "ebm_"):
-            nominal = [n for n, t in zip(model.feature_names_, model.ebm_.feature_types_in_) if t == "nominal"]
-        self.encoder = _DistanceEncoder(scale, categorical).fit(self.reference, nominal)
+        self.predictions = np.asarray(model.predict(model_input(model, self.reference)))
+        self.encoder = DistanceEncoder(scale, categorical).fit(self.reference, pram_nominal_features(model))
         self.encoded = self.encoder.transform(self.reference)
         self.feature_scales = pd.Series(1.0, index=self.reference.columns)
         if self.encoder.numeric_:
             self.feature_scales[self.encoder.numeric_] = self.encoder.scale_
         self._trees: dict = {}
 
-    # ------------------------------------------------------------------ outcomes
-    def _desired_key(self, desired):
-        model = self.model
-        if hasattr(model, "classes_"):
-            if isinstance(desired, (list, tuple, np.ndarray)):
-                raise ValueError("for a classifier, desired is one class label")
-            if desired not in list(model.classes_):
-                raise ValueError(f"desired class {desired!r} is not one of the model's classes {list(model.classes_)}")
-            return desired
-        if isinstance(desired, (list, tuple)) and len(desired) == 2:
-            low, high = desired
-            low = -np.inf if low is None else float(low)
-            high = np.inf if high is None else float(high)
-        elif np.ndim(desired) == 0 and desired is not None:
-            low = high = float(desired)
-        else:
-            raise ValueError(f"for a regressor, desired is a value or a (low, high) range, got {desired!r}")
-        if low > high:
-            raise ValueError(f"empty desired range ({low}, {high})")
-        return (low, high)
-
-    def _meets(self, values: np.ndarray, key) -> np.ndarray:
-        if isinstance(key, tuple) and not hasattr(self.model, "classes_"):
-            values = values.astype(float)
-            return (values >= key[0]) & (values <= key[1])
-        return values == key
-
     def qualifying(self, desired) -> np.ndarray:
         """Positions of the reference rows whose outcome (per ``match``) is ``desired``."""
-        key = self._desired_key(desired)
+        key = desired_key(self.model, desired)
         return self._tree(key)[1]
 
     def _tree(self, key):
         if key not in self._trees:
             mask = np.ones(len(self.reference), dtype=bool)
             if self.match in ("prediction", "both"):
-                mask &= self._meets(self.predictions, key)
+                mask &= meets_desired(self.model, self.predictions, key)
             if self.match in ("label", "both"):
-                mask &= self._meets(self.labels, key)
+                mask &= meets_desired(self.model, self.labels, key)
             positions = np.flatnonzero(mask)
             tree = BallTree(self.encoded[positions], leaf_size=self.leaf_size) if positions.size else None
             self._trees[key] = (tree, positions)
@@ -326,7 +387,7 @@ class CounterfactualIndex:
             for an open end).
         k : number of counterfactuals (fewer when fewer reference rows qualify).
         """
-        frame = _feature_frame(self.model, x, "x")
+        frame = feature_frame(self.model, x, "x")
         if len(frame) != 1:
             raise ValueError(f"x must be one row, got {len(frame)}; use query_many for several")
         return self.query_many(frame, desired, k)[0]
@@ -335,10 +396,10 @@ class CounterfactualIndex:
         """:meth:`query` for every row of X, in one BallTree query."""
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise ValueError(f"k must be a positive integer, got {k!r}")
-        frame = _feature_frame(self.model, X, "X")
-        key = self._desired_key(desired)
+        frame = feature_frame(self.model, X, "X")
+        key = desired_key(self.model, desired)
         tree, positions = self._tree(key)
-        predictions = np.asarray(self.model.predict(_model_input(self.model, frame)))
+        predictions = np.asarray(self.model.predict(model_input(self.model, frame)))
         if tree is None:
             logger.warning("no reference row has the desired outcome %r (match=%s)", desired, self.match)
             distances = np.empty((len(frame), 0))
@@ -367,6 +428,7 @@ class CounterfactualIndex:
         differences = pd.DataFrame(columns, index=neighbors.index)
         neighbors["distance"] = distances
         neighbors["prediction"] = self.predictions[rows]
+        neighbors["n_changed"] = _count_changed(self.reference.iloc[rows], x)
         if self.labels is not None:
             neighbors["label"] = self.labels[rows]
         if deltas is not None:
@@ -381,30 +443,13 @@ class CounterfactualIndex:
         unique, inverse = np.unique(rows.ravel(), return_inverse=True)
         if unique.size == 0:
             return np.empty(rows.shape + (len(model.ebm_.term_names_),))
-        query_terms = model.eval_terms(_model_input(model, frame))
-        neighbor_terms = model.eval_terms(_model_input(model, self.reference.iloc[unique]))
+        query_terms = model.eval_terms(model_input(model, frame))
+        neighbor_terms = model.eval_terms(model_input(model, self.reference.iloc[unique]))
         if query_terms.ndim == 3:  # multiclass: contributions towards the desired class
             column = list(model.classes_).index(key)
             query_terms, neighbor_terms = query_terms[:, :, column], neighbor_terms[:, :, column]
         neighbor_terms = neighbor_terms[inverse].reshape(rows.shape + (query_terms.shape[1],))
         return neighbor_terms - query_terms[:, None, :]
-
-
-def counterfactuals(model, x, desired, reference_X, k: int = 5, *, reference_y=None, match="auto",
-                    scale="standard", categorical=None) -> CounterfactualResult:
-    """The k reference rows nearest to ``x`` whose prediction (or label) is ``desired``.
-
-    A one-off convenience around :class:`CounterfactualIndex` (build the index yourself to answer
-    many queries against the same reference rows). Parameters are those of the index and of
-    :meth:`CounterfactualIndex.query`.
-
-    Example
-    -------
-    >>> result = counterfactuals(pram_regressor, X_test.iloc[0], (30, 40), X_train)  # doctest: +SKIP
-    >>> print(result.summary())  # doctest: +SKIP
-    """
-    index = CounterfactualIndex(model, reference_X, reference_y, match=match, scale=scale, categorical=categorical)
-    return index.query(x, desired, k)
 
 
 # --------------------------------------------------------------------------- batch diagnosis
@@ -475,11 +520,11 @@ def diagnose_errors(model, X, y, *, kind: str = "false_negatives", positive=None
     if positive not in classes:
         raise ValueError(f"positive class {positive!r} is not one of {classes}")
     negative = classes[1 - classes.index(positive)]
-    frame = _feature_frame(model, X, "X")
+    frame = feature_frame(model, X, "X")
     y = np.asarray(y).ravel()
     if len(y) != len(frame):
         raise ValueError(f"X has {len(frame)} rows but y has {len(y)}")
-    predicted = np.asarray(model.predict(_model_input(model, frame)))
+    predicted = np.asarray(model.predict(model_input(model, frame)))
     if kind == "false_negatives":
         errors, desired = (y == positive) & (predicted != positive), positive
     else:

@@ -4,8 +4,10 @@ Sub-commands:
 
 * ``monotone MODEL --feature F [--feature G] [--direction D] --out NEW`` — monotone constraints
   (PrAM: PAV of the shape function; PrDT: refit with ``--train FILE --target COL``);
-* ``counterfactual MODEL --data FILE --row N --desired VALUE [--k 5]`` — the nearest rows of the
-  data (or of ``--reference FILE``) whose prediction is VALUE (a class, a number or ``LOW:HIGH``);
+* ``counterfactual MODEL --data FILE --row N --desired VALUE [--k 5] [--immutable F]`` — the
+  smallest changes of the row that make the prediction VALUE (a class, a number or ``LOW:HIGH``),
+  within the ranges of the data (or of ``--reference FILE``); ``--method nearest``: the nearest
+  rows of the data whose prediction is VALUE;
 * ``history MODEL`` — the edit log; ``undo MODEL --out NEW`` — remove the last edit.
 """
 from __future__ import annotations
@@ -26,14 +28,18 @@ def register(subparsers) -> None:
     monotone.add_argument("--out", required=True, help="where to write the adjusted model")
     monotone.set_defaults(func=run_monotone)
 
-    counterfactual = commands.add_parser("counterfactual", help="nearest rows with the desired prediction")
+    counterfactual = commands.add_parser("counterfactual", help="smallest changes (or nearest rows) with the desired prediction")
     counterfactual.add_argument("model", help="Primo model file")
     counterfactual.add_argument("--data", required=True, help="table holding the row to explain")
     counterfactual.add_argument("--row", type=int, required=True, help="position (0-based) of the row in --data")
     counterfactual.add_argument("--desired", required=True, help="desired class, value, or LOW:HIGH range (empty = open)")
     counterfactual.add_argument("--k", type=int, default=5, help="number of counterfactuals (default 5)")
     counterfactual.add_argument("--reference", help="table to draw counterfactuals from (default: --data without the row)")
-    counterfactual.add_argument("--target", help="target column: match its labels instead of the predictions")
+    counterfactual.add_argument("--target", help="target column: match its labels instead of the predictions (nearest)")
+    counterfactual.add_argument("--method", choices=("structural", "nearest"), default="structural",
+                                help="smallest changes of the row, searched over the model (default), or nearest rows")
+    counterfactual.add_argument("--immutable", action="append", metavar="FEATURE",
+                                help="feature the structural method may not change (repeatable)")
     counterfactual.set_defaults(func=run_counterfactual)
 
     history = commands.add_parser("history", help="print the edit log of a model")
@@ -105,19 +111,22 @@ def run_counterfactual(args) -> int:
     if not 0 <= args.row < len(table):
         raise ValueError(f"--row {args.row} is out of range: {args.data} has {len(table)} rows")
     reference = read_table(args.reference) if args.reference else table.drop(index=table.index[args.row])
+    if args.method == "structural" and args.target:
+        raise ValueError("--target matches existing rows' labels: use it with --method nearest")
     reference_y = None
     if args.target:
         reference, reference_y = split_target(reference, args.target)
+    options = ({"immutable": args.immutable} if args.method == "structural" else {"reference_y": reference_y})
     result = counterfactuals(model, model_inputs(model, table.iloc[[args.row]]), _desired(model, args.desired),
-                             model_inputs(model, reference), k=args.k, reference_y=reference_y)
+                             model_inputs(model, reference), k=args.k, method=args.method, **options)
     print(result.summary())
     with pd.option_context("display.width", 160, "display.max_columns", 30):
-        print("\nneighbors:")
+        print("\ncounterfactuals:")
         print(result.neighbors.to_string())
-        print("\ndifferences (neighbor - row):")
+        print("\ndifferences (counterfactual - row):")
         print(result.differences.to_string())
         if result.term_deltas is not None:
-            print("\nterm contribution changes (neighbor - row), largest first:")
+            print("\nterm contribution changes (counterfactual - row), largest first:")
             print(result.term_deltas.iloc[:, :12].to_string())
     return 0
 

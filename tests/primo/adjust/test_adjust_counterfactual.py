@@ -44,7 +44,7 @@ def test_regression_counterfactuals_are_the_true_nearest_in_range(pram_ms, clara
         assert np.allclose(result.term_deltas.sum(axis=1), result.neighbors["prediction"] - pram_ms.predict(X_test.iloc[[row]])[0])
         mean_abs = result.term_deltas.abs().mean().to_numpy()
         assert np.all(np.diff(mean_abs) <= 1e-12), "term deltas must be sorted by impact"
-    one_off = counterfactuals(pram_ms, X_test.iloc[0], (40, 45), X)
+    one_off = counterfactuals(pram_ms, X_test.iloc[0], (40, 45), X, method="nearest")
     assert list(one_off.neighbors.index) == list(index.query(X_test.iloc[0], (40, 45)).neighbors.index)
     batch = index.query_many(X_test.iloc[:5], (50, 60), k=3)
     for i, result in enumerate(batch):
@@ -78,7 +78,7 @@ def test_categorical_features_count_one_per_mismatch(clara):
     X = X.assign(A_e=lambda f: "e" + f["A_e"].astype(int).astype(str))
     X_test = X_test.assign(A_e=lambda f: "e" + f["A_e"].astype(int).astype(str))
     model = PrAMRegressor(max_bins=16, interactions=0, max_rounds=100, outer_bags=1, n_jobs=1, random_state=0).fit(X, y)
-    result = counterfactuals(model, X_test.iloc[0], (None, 40.0), X, k=5)
+    result = counterfactuals(model, X_test.iloc[0], (None, 40.0), X, k=5, method="nearest")
     numeric = X.drop(columns="A_e")
     values, x = numeric.to_numpy(dtype=float), X_test.iloc[0]
     std = np.where(values.std(axis=0) > 0, values.std(axis=0), 1.0)

@@ -141,10 +141,14 @@ def test_cli_monotone_history_undo_counterfactual(tmp_path, data_dir, prdt_regre
     assert "2. monotonize: R_ec" in capsys.readouterr().out
     assert main(["adjust", "undo", str(tmp_path / "plus.primo"), "--out", str(tmp_path / "back.primo")]) == 0
     assert len(edits_of(primo.load(tmp_path / "back.primo"))) == 1
-    assert main(["adjust", "counterfactual", str(tmp_path / "ms.primo"), "--data", str(clara_dir / "ms_test.csv"),
-                 "--row", "3", "--desired", "50:", "--k", "3", "--reference", str(clara_dir / "ms_train.csv")]) == 0
+    counterfactual = ["adjust", "counterfactual", str(tmp_path / "ms.primo"), "--data", str(clara_dir / "ms_test.csv"),
+                      "--row", "3", "--desired", "50:", "--k", "3", "--reference", str(clara_dir / "ms_train.csv")]
+    assert main([*counterfactual, "--method", "nearest"]) == 0
     out = capsys.readouterr().out
-    assert "3 counterfactual(s)" in out and "term contribution changes" in out
+    assert "3 counterfactual(s) (nearest)" in out and "term contribution changes" in out
+    assert main([*counterfactual, "--immutable", "A_i"]) == 0  # structural, the default
+    out = capsys.readouterr().out
+    assert "(structural)" in out and "option 1:" in out and "A_i " not in out.split("counterfactuals:")[0]
     assert main(["info", str(tmp_path / "plus.primo")]) == 0
     assert "edits: 2" in capsys.readouterr().out
     prdt_regressor.save(tmp_path / "tree.primo")

@@ -1,0 +1,544 @@
+"""Actionable counterfactuals: the smallest change of x that makes the model itself decide otherwise.
+
+"What is the least I must change, among the features I can change, for this row to be predicted
+1?" The answer is searched over the model's own structure, not over other rows:
+
+* **PrDT** — every prediction is a leaf, and a leaf is a box: the path's tests bound each feature
+  to an interval (or, for a text feature, a set of categories; missing values follow the path's
+  missing-value branches). The change that reaches a leaf with the desired outcome moves exactly
+  the features whose test x fails, each to the nearest value inside its interval. Enumerating the
+  leaves therefore finds the true minimum (fewest features, then smallest distance).
+* **PrAM** — a prediction only changes where some feature crosses one of its bin boundaries (main
+  or pair bins). The candidate moves of a feature are the value nearest to x in each of its bins.
+  A beam search evaluates every single move, then extends the ``beam_width`` best partial changes
+  (half that raise the desired outcome most — the model's own probability margin, or its distance
+  to the desired range — half that raise it most per unit of distance) by one more feature, using
+  the moves of distinct effect (of moves giving x the same outcome, the smallest). Every change
+  found is then shrunk: each moved feature back to x, or to a bin closer to x, while the outcome
+  holds. Beam search is not exhaustive: it finds small changes, not provably the smallest.
+
+Every change respects the reference data: numeric values stay within the observed range (and
+stay integers in integer-valued columns), categories are observed ones, and a value is never set
+to missing. Only ``mutable`` features move (or all but ``immutable``). Every returned change is
+verified by calling the model's own ``predict``. Options are diverse: the first ones change
+different sets of features; then the next smallest changes follow.
+
+Distance is that of the nearest-row method (:class:`primo.adjust.CounterfactualIndex`):
+Euclidean on numeric features divided by their standard deviation (a missing value counts as the
+column mean), a category change counting as one standard deviation.
+
+Example
+-------
+>>> from primo.adjust import MinimalChangeSearch
+>>> search = MinimalChangeSearch(tree, X_train, immutable=["age"])  # doctest: +SKIP
+>>> result = search.query(X_test.iloc[0], desired=1, k=3)  # doctest: +SKIP
+>>> print(result.summary())  # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import check_is_fitted
+
+from primo.adjust.counterfactual import (
+    RESULT_COLUMNS,
+    CounterfactualIndex,
+    CounterfactualResult,
+    DistanceEncoder,
+    desired_key,
+    feature_frame,
+    meets_desired,
+    model_input,
+    pram_nominal_features,
+    term_deltas,
+)
+from primo.errors import ColumnMismatchError
+
+logger = logging.getLogger(__name__)
+
+
+
+class MinimalChangeSearch:
+    """The smallest changes of a row that flip a PrDT's or PrAM's decision (see the module docstring).
+
+    Parameters
+    ----------
+    model : fitted PrDT or PrAM (classifier or regressor; one output).
+    reference_X : rows that define the observed ranges, categories and distance scales (e.g. the
+        training set).
+    mutable, immutable : feature names that may change (default all), or that may not; give one.
+    max_changes : PrAM: most features one change may move (a PrDT's leaves need no bound).
+    beam_width : PrAM: partial changes kept per step of the beam search.
+    scale, categorical : distance settings, as for :class:`primo.adjust.CounterfactualIndex`.
+
+    Example
+    -------
+    >>> search = MinimalChangeSearch(pram, X_train, mutable=["R_ec", "A_i"])  # doctest: +SKIP
+    >>> [r.neighbors["n_changed"].min() for r in search.query_many(X_test.iloc[:3], (30, None))]  # doctest: +SKIP
+    """
+
+    def __init__(self, model, reference_X, *, mutable=None, immutable=None, max_changes: int = 3,
+                 beam_width: int = 24, scale="standard", categorical=None):
+        if not (hasattr(model, "tree_") or hasattr(model, "ebm_")):
+            raise TypeError(f"expected a fitted PrAM or PrDT, got {type(model).__name__}")
+        check_is_fitted(model)
+        if hasattr(model, "tree_"):
+            if getattr(model, "n_outputs_", 1) != 1:
+                raise ValueError("actionable counterfactuals need a single-output PrDT")
+            self.family = "prdt"
+        elif hasattr(model, "ebm_"):
+            self.family = "pram"
+        if isinstance(max_changes, bool) or not isinstance(max_changes, (int, np.integer)) or max_changes < 1:
+            raise ValueError(f"max_changes must be a positive integer, got {max_changes!r}")
+        if isinstance(beam_width, bool) or not isinstance(beam_width, (int, np.integer)) or beam_width < 1:
+            raise ValueError(f"beam_width must be a positive integer, got {beam_width!r}")
+        names = model.feature_names_
+        clash = [c for c in RESULT_COLUMNS if c in names]
+        if clash:
+            raise ValueError(f"features named {clash} clash with the result columns {RESULT_COLUMNS}")
+        self.model = model
+        self.max_changes = int(max_changes)
+        self.beam_width = int(beam_width)
+        self.reference = feature_frame(model, reference_X, "reference_X")
+        if len(self.reference) == 0:
+            raise ValueError("reference_X has no rows")
+        self.mutable = _mutable_mask(names, mutable, immutable)
+        self.encoder = DistanceEncoder(scale, categorical).fit(self.reference, pram_nominal_features(model))
+        self.feature_scales = pd.Series(1.0, index=self.reference.columns)
+        if self.encoder.numeric_:
+            self.feature_scales[self.encoder.numeric_] = self.encoder.scale_
+        self.categorical = _model_categorical(model)
+        self._ranges = {j: _observed_range(self.reference.iloc[:, j]) for j in range(len(names))
+                        if j not in self.categorical}
+        self._categories = {j: _observed_categories(self.reference.iloc[:, j]) for j in self.categorical}
+        if self.family == "prdt":
+            self._boxes = _LeafBoxes(model, self._ranges, self._categories)
+
+    # ------------------------------------------------------------------ queries
+    def query(self, x, desired, k: int = 5) -> CounterfactualResult:
+        """Up to ``k`` verified smallest changes of one row ``x`` that give the ``desired`` outcome.
+
+        ``desired`` is a class label (classifier), or a value / ``(low, high)`` range with None for
+        an open end (regressor). The result's ``neighbors`` are the changed rows (index ``option
+        1``…) with ``distance``, ``prediction`` and ``n_changed``; ``changes`` lists, per option,
+        feature → (old, new).
+        """
+        frame = feature_frame(self.model, x, "x")
+        if len(frame) != 1:
+            raise ValueError(f"x must be one row, got {len(frame)}; use query_many for several")
+        return self.query_many(frame, desired, k)[0]
+
+    def query_many(self, X, desired, k: int = 5) -> list[CounterfactualResult]:
+        """:meth:`query` for every row of X."""
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise ValueError(f"k must be a positive integer, got {k!r}")
+        frame = feature_frame(self.model, X, "X")
+        key = desired_key(self.model, desired)
+        predictions = np.asarray(self.model.predict(model_input(self.model, frame)))
+        results = []
+        for i in range(len(frame)):
+            row = frame.iloc[[i]]
+            if self.family == "prdt":
+                candidates = self._boxes.changes(self.model, row, key, self.mutable, self._target(row))
+            else:
+                candidates = self._beam(row, key, int(k))
+            results.append(self._result(row, desired, key, predictions[i], candidates, int(k)))
+        return results
+
+    # ------------------------------------------------------------------ PrAM
+    def _beam(self, row: pd.DataFrame, key, k: int) -> list[dict]:
+        """Changes ({feature position: new value}) that give the desired outcome, by beam search."""
+        moves = [(j, value) for j in np.flatnonzero(self.mutable) for value in self._moves(row, j)]
+        if not moves:
+            return []
+        states, seen, solutions = [{}], set(), []
+        start = self._evaluate(row, [{}], key)[1][0]  # x's own progress
+        for level in range(self.max_changes):
+            expansions = []
+            for state in states:
+                for j, value in moves:
+                    if j in state:
+                        continue
+                    change = {**state, j: value}
+                    signature = frozenset((f, _hashable(v)) for f, v in change.items())
+                    if signature not in seen:
+                        seen.add(signature)
+                        expansions.append(change)
+            if not expansions:
+                break
+            met, progress = self._evaluate(row, expansions, key)
+            distance = self._distances(row, expansions)
+            solutions += [(len(expansions[i]), distance[i], expansions[i]) for i in np.flatnonzero(met)]
+            if len({frozenset(change) for _, _, change in solutions}) >= k:
+                break  # enough options that move different features
+            open_ = np.flatnonzero(~met)
+            order = open_[np.lexsort((distance[open_], -progress[open_]))]
+            # Changes of equal outcome are one state: the smallest is kept (bins with equal scores
+            # would otherwise fill the beam with copies of one move). Half the beam goes to the
+            # changes that raise the outcome most, half to those that raise it most per unit of distance.
+            _, first = np.unique(progress[order], return_index=True)
+            distinct = order[np.sort(first)]
+            efficiency = (progress[distinct] - start) / np.maximum(distance[distinct], 1e-12)
+            half = (self.beam_width + 1) // 2
+            kept = list(dict.fromkeys([*distinct[:half], *distinct[np.argsort(-efficiency, kind="stable")]]))
+            states = [expansions[i] for i in kept[: self.beam_width]]
+            if level == 0:
+                # Later steps add only single moves of distinct effect: of the moves of a feature that
+                # give x the same outcome (bins with equal scores), the smallest.
+                distinct_moves = {}
+                for i in np.argsort(distance, kind="stable"):
+                    ((j, value),) = expansions[i].items()
+                    distinct_moves.setdefault((j, progress[i]), (j, value))
+                moves = list(distinct_moves.values())
+        # Shrink a few more than k, smallest first (fewest features, then distance), different
+        # sets of features first.
+        order = sorted(range(len(solutions)), key=lambda i: solutions[i][:2])
+        chosen = _diverse(order, [frozenset(change) for _, _, change in solutions], 3 * k)
+        return [self._shrink(row, solutions[i][2], key) for i in chosen]
+
+    def _shrink(self, row: pd.DataFrame, change: dict, key) -> dict:
+        """Move each changed feature back to x, or to the candidate closest to x, while the outcome holds."""
+        change = dict(change)
+        x = row.iloc[0]
+        for j in sorted(change, key=lambda f: -self._feature_distance(x, f, change[f])):
+            options = [{f: v for f, v in change.items() if f != j}] if len(change) > 1 else []
+            closer = sorted((v for v in self._moves(row, j)
+                             if self._feature_distance(x, j, v) < self._feature_distance(x, j, change[j])),
+                            key=lambda v: self._feature_distance(x, j, v))
+            options += [{**change, j: v} for v in closer]
+            if not options:
+                continue
+            met, _ = self._evaluate(row, options, key)
+            if met.any():
+                change = options[int(np.argmax(met))]  # options are ordered smallest first
+        return change
+
+    def _moves(self, row: pd.DataFrame, j: int) -> list:
+        """The values feature ``j`` of ``row`` can move to: the nearest point of each other bin."""
+        x = row.iloc[0, j]
+        if j in self.categorical:
+            return [c for c in self._categories[j] if pd.isna(x) or c != str(x)]
+        low, high, integer = self._ranges[j]
+        if not np.isfinite(low):
+            return []  # no observed value
+        target = self._target(row)[j]
+        cuts = _pram_cuts(self.model.ebm_, j)
+        edges = np.concatenate([[-np.inf], cuts, [np.inf]])
+        starts, ends = edges[:-1], edges[1:]  # bin = [start, end): interpret puts a value equal to a cut above it
+        if integer:
+            lows, highs = np.ceil(starts), np.ceil(ends) - 1
+        else:
+            lows, highs = starts, np.nextafter(ends, -np.inf)
+        lows, highs = np.maximum(lows, low), np.minimum(highs, high)
+        feasible = lows <= highs
+        if not pd.isna(x):
+            feasible &= ~((starts <= x) & (x < ends))  # x's own bin is no change
+        values = np.clip(target, lows[feasible], highs[feasible])
+        return [float(v) for v in values]
+
+    def _evaluate(self, row: pd.DataFrame, changes: list[dict], key) -> tuple[np.ndarray, np.ndarray]:
+        """Whether the model gives each changed row the desired outcome, and how close it gets."""
+        frame = self._apply(row, changes)
+        inputs = model_input(self.model, frame)
+        predictions = np.asarray(self.model.predict(inputs))
+        met = meets_desired(self.model, predictions, key)
+        if hasattr(self.model, "classes_"):
+            probabilities = self.model.predict_proba(inputs)
+            column = list(self.model.classes_).index(key)
+            others = np.delete(probabilities, column, axis=1)
+            progress = probabilities[:, column] - others.max(axis=1)
+        else:
+            values = predictions.astype(float)
+            progress = -np.maximum(key[0] - values, 0) - np.maximum(values - key[1], 0)
+        return met, progress
+
+    # ------------------------------------------------------------------ shared
+    def _target(self, row: pd.DataFrame) -> dict:
+        """Per numeric feature, the value a move should stay closest to: x's, or the mean if x is missing."""
+        x = row.iloc[0]
+        target = {}
+        for j, (low, high, _) in self._ranges.items():
+            value = pd.to_numeric(pd.Series([x.iloc[j]]), errors="coerce").iloc[0]
+            target[j] = float(value) if pd.notna(value) else float(self._means[j])
+        return target
+
+    @property
+    def _means(self) -> dict:
+        if not hasattr(self, "_mean_cache"):
+            self._mean_cache = {j: float(pd.to_numeric(self.reference.iloc[:, j], errors="coerce").mean())
+                                for j in self._ranges}
+        return self._mean_cache
+
+    def _apply(self, row: pd.DataFrame, changes: list[dict]) -> pd.DataFrame:
+        """One copy of ``row`` per change, with the change's features set."""
+        values = np.repeat(row.to_numpy(dtype=object), len(changes), axis=0)
+        for i, change in enumerate(changes):
+            for j, value in change.items():
+                values[i, j] = value
+        frame = pd.DataFrame(values, columns=row.columns)
+        # Column by column, back to the reference's types (numbers, text, booleans).
+        for column in frame.columns:
+            dtype = self.reference[column].dtype
+            if pd.api.types.is_bool_dtype(dtype):
+                frame[column] = frame[column].astype(bool)
+            elif pd.api.types.is_numeric_dtype(dtype):
+                frame[column] = pd.to_numeric(frame[column])
+        return frame.infer_objects()
+
+    def _distances(self, row: pd.DataFrame, changes: list[dict]) -> np.ndarray:
+        encoded = self.encoder.transform(self._apply(row, changes))
+        return np.sqrt(((encoded - self.encoder.transform(row)) ** 2).sum(axis=1))
+
+    def _feature_distance(self, x: pd.Series, j: int, value) -> float:
+        if j in self.categorical:
+            return 0.0 if str(value) == str(x.iloc[j]) else 1.0
+        current = x.iloc[j]
+        current = self._means[j] if pd.isna(current) else float(current)
+        return abs(float(value) - current) / float(self.feature_scales.iloc[j])
+
+    def _result(self, row: pd.DataFrame, desired, key, prediction, candidates: list[dict], k: int):
+        # Drop duplicates, verify with the model, order by (features changed, distance), pick diverse options.
+        unique = list({frozenset((f, _hashable(v)) for f, v in c.items()): c for c in candidates}.values())
+        if unique:
+            frame = self._apply(row, unique)
+            verified = meets_desired(self.model, np.asarray(self.model.predict(model_input(self.model, frame))), key)
+            unique = [c for c, ok in zip(unique, verified) if ok]
+        distances = self._distances(row, unique) if unique else np.empty(0)
+        order = sorted(range(len(unique)), key=lambda i: (len(unique[i]), distances[i]))
+        chosen = _diverse(order, [frozenset(unique[i]) for i in range(len(unique))], k)
+        changes = [unique[i] for i in chosen]
+        if not changes:
+            logger.warning("no change of the mutable features within the observed ranges gives %r", desired)
+        neighbors = self._apply(row, changes) if changes else row.iloc[:0].copy()
+        neighbors.index = pd.Index([f"option {i}" for i in range(1, len(changes) + 1)], dtype=object)
+        x = row.iloc[0]
+        differences = _differences(neighbors, x, self.categorical)
+        predictions = (np.asarray(self.model.predict(model_input(self.model, neighbors))) if changes
+                       else np.empty(0, dtype=np.asarray(prediction).dtype))
+        deltas = None
+        if self.family == "pram":
+            deltas = term_deltas(self.model, row, neighbors, key)
+        neighbors["distance"] = distances[chosen] if changes else np.empty(0)
+        neighbors["prediction"] = predictions
+        neighbors["n_changed"] = [len(c) for c in changes]
+        names = self.model.feature_names_
+        described = tuple({names[j]: (_plain(x.iloc[j]), _plain(v)) for j, v in sorted(c.items())} for c in changes)
+        return CounterfactualResult(x=x, desired=desired, prediction=prediction, neighbors=neighbors,
+                                    differences=differences, term_deltas=deltas, feature_scales=self.feature_scales,
+                                    method="structural", changes=described)
+
+
+def counterfactuals(model, x, desired, reference_X, k: int = 5, *, method: str = "structural", mutable=None,
+                    immutable=None, max_changes: int = 3, reference_y=None, match="auto", scale="standard",
+                    categorical=None) -> CounterfactualResult:
+    """Counterfactuals of one row: what would have to change for the model to give ``desired``.
+
+    ``method="structural"`` (default): the smallest changes of x's ``mutable`` features (fewest
+    features, then smallest distance), searched over the model's own structure, within the ranges
+    and categories observed in ``reference_X``, each verified by the model
+    (:class:`MinimalChangeSearch`; ``max_changes`` bounds a PrAM's beam search).
+    ``method="nearest"``: the k rows of ``reference_X`` nearest to x whose prediction (or label,
+    see ``reference_y``/``match``) is ``desired`` (:class:`primo.adjust.CounterfactualIndex`); they may differ
+    from x in every feature.
+
+    A one-off convenience: build the search or the index yourself to answer many queries against
+    the same reference rows. Other parameters are those of the two classes.
+
+    Example
+    -------
+    >>> result = counterfactuals(prdt, X_test.iloc[0], 1, X_train, k=3, immutable=["device"])  # doctest: +SKIP
+    >>> print(result.summary())  # doctest: +SKIP
+    >>> rows = counterfactuals(pram_regressor, X_test.iloc[0], (30, 40), X_train, method="nearest")  # doctest: +SKIP
+    """
+    if method == "structural":
+        if reference_y is not None or match != "auto":
+            raise ValueError("reference_y and match choose existing rows: they apply to method='nearest'")
+        search = MinimalChangeSearch(model, reference_X, mutable=mutable, immutable=immutable,
+                                     max_changes=max_changes, scale=scale, categorical=categorical)
+        return search.query(x, desired, k)
+    if method == "nearest":
+        if mutable is not None or immutable is not None:
+            raise ValueError("the nearest-row method returns existing rows, which may differ from x anywhere; "
+                             "mutable/immutable apply to method='structural'")
+        index = CounterfactualIndex(model, reference_X, reference_y, match=match, scale=scale, categorical=categorical)
+        return index.query(x, desired, k)
+    raise ValueError(f"method must be 'structural' or 'nearest', got {method!r}")
+
+
+# --------------------------------------------------------------------------- PrDT leaves as boxes
+
+
+class _LeafBoxes:
+    """Each leaf of a PrDT as bounds per feature, and the nearest allowed value of each bound."""
+
+    def __init__(self, model, ranges: dict, categories: dict):
+        tree = model.tree_
+        d = tree.n_features
+        leaves, lows, highs, missing = [], [], [], []
+        # An explicit stack: unpruned trees can be deeper than Python's recursion limit.
+        stack = [(0, np.full(d, -np.inf), np.full(d, np.inf), np.ones(d, dtype=bool))]
+        while stack:
+            node, low, high, miss = stack.pop()
+            left, right = tree.children_left[node], tree.children_right[node]
+            if left == -1:
+                leaves.append(node)
+                lows.append(low)
+                highs.append(high)
+                missing.append(miss)
+                continue
+            f, threshold = tree.feature[node], tree.threshold[node]
+            goes_left = bool(tree.missing_go_to_left[node])
+            left_high, left_miss = high.copy(), miss.copy()
+            left_high[f] = min(high[f], threshold)
+            left_miss[f] = miss[f] and goes_left
+            right_low, right_miss = low.copy(), miss.copy()
+            right_low[f] = max(low[f], threshold)
+            right_miss[f] = miss[f] and not goes_left
+            stack.append((int(right), right_low, high, right_miss))
+            stack.append((int(left), low, left_high, left_miss))
+        self.leaves = np.asarray(leaves)
+        self.low, self.high, self.missing = np.array(lows), np.array(highs), np.array(missing)
+        values = tree.value[self.leaves, 0, :]
+        self.outcomes = (np.asarray(model.classes_)[values.argmax(axis=1)] if hasattr(model, "classes_")
+                         else values[:, 0])
+        # Allowed values per leaf and feature: (value > low, value <= high) in the float32 the tree compares,
+        # within the observed range, integers in integer columns.
+        self.first = np.full(self.low.shape, np.nan)
+        self.last = np.full(self.low.shape, np.nan)
+        for j, (low, high, integer) in ranges.items():
+            if integer:
+                first, last = np.floor(self.low[:, j]) + 1, np.floor(self.high[:, j])
+            else:
+                first, last = _float32_above(self.low[:, j]), _float32_at_most(self.high[:, j])
+            self.first[:, j], self.last[:, j] = np.maximum(first, low), np.minimum(last, high)
+        # Text features: the codes in (low, high] are categories; the most frequent observed one is chosen.
+        vocabularies = getattr(model, "categories_", {})
+        self.category = {}
+        for j, observed in categories.items():
+            vocabulary = vocabularies.get(j)
+            choice = []
+            for low, high in zip(self.low[:, j], self.high[:, j]):
+                allowed = [c for c in observed if vocabulary is not None and c in vocabulary
+                           and low < vocabulary.index(c) <= high]
+                choice.append(allowed[0] if allowed else None)
+            self.category[j] = choice
+
+    def changes(self, model, row: pd.DataFrame, key, mutable: np.ndarray, target: dict) -> list[dict]:
+        """For every leaf with the desired outcome that x can reach: {feature position: new value}."""
+        encoded = np.asarray(model.encode_rows(row), dtype=float).reshape(1, -1)
+        read = encoded.astype(np.float32).astype(np.float64)  # the tree compares float32 inputs
+        inside = np.where(np.isnan(read), self.missing, (read > self.low) & (read <= self.high))
+        wanted = meets_desired(model, self.outcomes, key)
+        changes = []
+        for leaf in np.flatnonzero(wanted):
+            move = np.flatnonzero(~inside[leaf])
+            if not mutable[move].all():
+                continue
+            change = {}
+            for j in move:
+                if j in self.category:
+                    value = self.category[j][leaf]
+                else:
+                    first, last = self.first[leaf, j], self.last[leaf, j]
+                    value = None if not first <= last else float(np.clip(target[j], first, last))
+                if value is None:
+                    break
+                change[int(j)] = value
+            else:
+                changes.append(change)
+        return changes
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _mutable_mask(names: list[str], mutable, immutable) -> np.ndarray:
+    if mutable is not None and immutable is not None:
+        raise ValueError("give mutable or immutable features, not both")
+    given = mutable if mutable is not None else immutable
+    if given is None:
+        return np.ones(len(names), dtype=bool)
+    given = [given] if isinstance(given, str) else [str(n) for n in given]
+    unknown = [n for n in given if n not in names]
+    if unknown:
+        argument = "mutable" if mutable is not None else "immutable"
+        raise ColumnMismatchError(f"{argument} names unknown features {unknown}; the model's are {names}",
+                                  argument=argument, column=unknown[0])
+    listed = np.isin(names, given)
+    return listed if mutable is not None else ~listed
+
+
+def _model_categorical(model) -> set[int]:
+    """Positions of the features the model reads as categories (PrDT text columns, PrAM nominal)."""
+    if hasattr(model, "tree_"):
+        return set(getattr(model, "categories_", {}))
+    return {j for j, kind in enumerate(model.ebm_.feature_types_in_) if kind in ("nominal", "ordinal")}
+
+
+def _observed_range(column: pd.Series) -> tuple[float, float, bool]:
+    """(min, max, integer-valued) of the present values; (inf, -inf, False) when there are none."""
+    values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    values = values[np.isfinite(values)]
+    if values.size == 0:
+        return np.inf, -np.inf, False
+    return float(values.min()), float(values.max()), bool(np.all(values == np.round(values)))
+
+
+def _observed_categories(column: pd.Series) -> list[str]:
+    """Present categories as text, most frequent first."""
+    return [str(c) for c in column.dropna().astype(str).value_counts(sort=True).index]
+
+
+def _pram_cuts(ebm, j: int) -> np.ndarray:
+    """Every bin boundary interpret uses for continuous feature ``j`` (main and pair binning)."""
+    levels = [np.asarray(level, dtype=float) for level in ebm.bins_[j] if not isinstance(level, dict)]
+    return np.unique(np.concatenate(levels)) if levels else np.empty(0)
+
+
+def _float32_above(bound: np.ndarray) -> np.ndarray:
+    """The smallest value whose float32 is above ``bound`` (−inf stays −inf)."""
+    single = bound.astype(np.float32)
+    single = np.where(single.astype(np.float64) <= bound, np.nextafter(single, np.float32(np.inf)), single)
+    return np.where(np.isneginf(bound), -np.inf, single.astype(np.float64))
+
+
+def _float32_at_most(bound: np.ndarray) -> np.ndarray:
+    """The largest value whose float32 is at most ``bound`` (+inf stays +inf)."""
+    single = bound.astype(np.float32)
+    single = np.where(single.astype(np.float64) > bound, np.nextafter(single, np.float32(-np.inf)), single)
+    return np.where(np.isposinf(bound), np.inf, single.astype(np.float64))
+
+
+def _diverse(order: list[int], feature_sets: list[frozenset], k: int) -> list[int]:
+    """Up to k candidates in ``order``: first one per distinct set of changed features, then the rest."""
+    chosen, seen = [], set()
+    for i in order:
+        if feature_sets[i] not in seen:
+            seen.add(feature_sets[i])
+            chosen.append(i)
+    chosen += [i for i in order if i not in set(chosen)]
+    chosen = chosen[:k]
+    return sorted(chosen, key=order.index)
+
+
+def _differences(neighbors: pd.DataFrame, x: pd.Series, categorical: set[int]) -> pd.DataFrame:
+    columns = {}
+    for j, column in enumerate(x.index):
+        if j in categorical or not pd.api.types.is_numeric_dtype(pd.Series([x[column]])):
+            new, old = neighbors[column].astype(str), str(x[column])
+            columns[column] = np.where(new != old, old + " → " + new, "")
+        else:
+            columns[column] = pd.to_numeric(neighbors[column]).to_numpy(dtype=float) - float(x[column])
+    return pd.DataFrame(columns, index=neighbors.index)
+
+
+def _hashable(value):
+    return ("nan",) if isinstance(value, float) and np.isnan(value) else value
+
+
+def _plain(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
