@@ -37,17 +37,21 @@ from adapters.pensieve.student import (
     STUDENT_FEATURES, DistillationEnvFactory, StudentObservationEnv, StudentPolicy, StudentViewTeacher, student_view,
 )
 from adapters.pensieve.teacher import ActorTeacher, sample_level
-from adapters.pensieve.traces import Trace, TraceFormatError, load_trace, load_trace_set
+from adapters.pensieve.qweights import QRecordingEnvFactory, QWeightedTeacher, monte_carlo_q_values
+from adapters.pensieve.traces import (
+    Trace, TraceFormatError, load_mahimahi_trace, load_trace, load_trace_dir, load_trace_set, split_traces,
+)
 from adapters.pensieve.video import BITRATES_KBPS, Video, load_video
 
 __all__ = [
     "ABRSimulator", "ActorTeacher", "BITRATES_KBPS", "BolaPolicy", "BufferBasedPolicy", "ChunkOutcome",
     "DistillationEnvFactory", "EvaluationResult", "FEATURE_NAMES", "ObservationHistory", "PensieveActor",
-    "PensieveEnv", "Policy", "RateBasedPolicy", "RobustMPCPolicy", "STUDENT_FEATURES", "StudentObservationEnv",
+    "PensieveEnv", "Policy", "QRecordingEnvFactory", "QWeightedTeacher", "RateBasedPolicy", "RobustMPCPolicy", "STUDENT_FEATURES", "StudentObservationEnv",
     "StudentPolicy", "StudentViewTeacher", "Trace", "TraceFormatError", "TreePolicy", "Video", "VideoRun",
     "WeightsFormatError", "abr_rule_c", "abr_rule_js", "collect_teacher_rollouts", "distill_actor",
     "evaluate_policy", "fit_metis_tree", "golden_qoe", "initial_state", "linear_qoe_reward", "load_actor",
-    "load_golden_log", "load_golden_logs", "load_trace", "load_trace_set", "load_video", "metrics_from_observation",
-    "pensieve_logs", "play_traces", "play_video", "read_tfjs_weights", "replay_golden", "sample_level",
-    "states_from_observations", "student_view", "update_state",
+    "load_golden_log", "load_golden_logs", "load_mahimahi_trace", "load_trace", "load_trace_dir", "load_trace_set",
+    "load_video", "metrics_from_observation", "monte_carlo_q_values", "pensieve_logs", "play_traces", "play_video",
+    "read_tfjs_weights", "replay_golden", "sample_level", "split_traces", "states_from_observations", "student_view",
+    "update_state",
 ]
