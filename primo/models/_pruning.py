@@ -15,7 +15,8 @@ Example
 -------
 >>> path = PruningPath(full_tree.tree_)  # doctest: +SKIP
 >>> path.n_leaves[:3], path.alphas[:3]  # doctest: +SKIP
->>> pruned = path.prune(1e-3)  # a scikit-learn Tree, as DecisionTree*(ccp_alpha=1e-3) would grow
+>>> pruned = path.prune(1e-3)  # doctest: +SKIP
+>>> # pruned: a scikit-learn Tree, as DecisionTree*(ccp_alpha=1e-3) would grow
 """
 from __future__ import annotations
 

@@ -110,6 +110,7 @@ def resolve_loss(scoring, estimator) -> ValidationLoss:
 
     Example
     -------
+    >>> from primo import PrDTClassifier
     >>> resolve_loss("f1", PrDTClassifier()).name
     '1-f1'
     """

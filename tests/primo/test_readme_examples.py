@@ -78,3 +78,23 @@ def test_markers_are_read_and_an_unclosed_block_is_an_error():
     assert (second.line, second.marked, second.code) == (8, None, "x = 2\n")
     with pytest.raises(ValueError, match="line 1: the ```python block is never closed"):
         python_blocks("```python\nx = 1\n")
+
+
+def _primo_modules() -> list[str]:
+    import pkgutil
+
+    import primo
+
+    return sorted(m.name for m in pkgutil.walk_packages(primo.__path__, "primo."))
+
+
+@pytest.mark.parametrize("module_name", _primo_modules())
+def test_docstring_examples_run_as_written(module_name, tmp_path, monkeypatch):
+    """Every docstring example of primo/ not marked ``# doctest: +SKIP`` gives the output it shows."""
+    import doctest
+    import importlib
+
+    monkeypatch.chdir(tmp_path)
+    module = importlib.import_module(module_name)
+    failed, _ = doctest.testmod(module, report=False, optionflags=doctest.ELLIPSIS)
+    assert failed == 0, f"{failed} docstring example(s) of {module_name} fail (see the captured output)"
