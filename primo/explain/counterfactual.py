@@ -1,10 +1,12 @@
 """Counterfactual explanations as plain data, whatever object produced them.
 
-:mod:`primo.adjust` computes counterfactuals (the k reference rows nearest to x whose prediction
-is the desired one); this module only checks and normalizes such a result so that reports can
-render it: ``neighbors`` (the k rows, with ``distance`` and ``prediction`` columns),
-``differences`` (neighbor − x per feature) and, for PrAM, ``term_deltas`` (per-term contribution
-changes). Any object with those attributes is accepted.
+:mod:`primo.adjust` computes counterfactuals (the smallest changes of x that the model decides
+otherwise, or the k reference rows nearest to x with the desired prediction); this module only
+checks and normalizes such a result so that reports can render it: ``neighbors`` (the
+counterfactual rows, with ``distance`` and ``prediction`` columns), ``differences``
+(counterfactual − x per feature), for PrAM ``term_deltas`` (per-term contribution changes) and,
+when the producer gives them, ``method`` and ``changes`` (per option, feature → (old, new)). Any
+object with those attributes is accepted.
 
 Example
 -------
@@ -27,7 +29,9 @@ class CounterfactualView:
 
     ``term_deltas`` is a DataFrame with one row per neighbor and one column per term, or None.
     ``query`` is the explained row (feature → value) and ``desired`` the requested outcome when
-    the result object carries them (attributes ``x`` and ``desired``), else None.
+    the result object carries them (attributes ``x`` and ``desired``), else None. ``method`` is
+    ``"structural"`` (smallest changes) or ``"nearest"`` (existing rows; also when not said);
+    ``changes`` lists, for structural results, each option's feature → (old, new).
     """
 
     label: str
@@ -36,10 +40,15 @@ class CounterfactualView:
     neighbors: pd.DataFrame
     differences: pd.DataFrame
     term_deltas: pd.DataFrame | None
+    method: str = "nearest"
+    changes: tuple = ()
 
     @property
     def changed_features(self) -> list[str]:
-        """Features that differ between x and the nearest neighbor, largest |difference| first."""
+        """Features the first counterfactual changes: its moved features (structural), or those that
+        differ from x, largest |difference| first (nearest)."""
+        if self.changes:
+            return list(self.changes[0])
         if self.differences.empty:
             return []
         first = pd.to_numeric(self.differences.iloc[0], errors="coerce").abs()
@@ -90,5 +99,11 @@ def as_counterfactual(result, label: str = "counterfactual") -> CounterfactualVi
         query = (dict(query.items()) if isinstance(query, pd.Series)
                  else dict(zip(differences.columns, np.ravel(np.asarray(query, dtype=object)))))
         query = {str(k): plain(v) for k, v in query.items()}
+    method = getattr(result, "method", "nearest")
+    if method not in ("structural", "nearest"):
+        raise ValueError(f"counterfactual {label!r}: method must be 'structural' or 'nearest', got {method!r}")
+    changes = tuple({str(f): (plain(old), plain(new)) for f, (old, new) in dict(change).items()}
+                    for change in getattr(result, "changes", ()) or ())
     return CounterfactualView(label=str(label), query=query, desired=plain(getattr(result, "desired", None)),
-                              neighbors=neighbors, differences=differences, term_deltas=deltas)
+                              neighbors=neighbors, differences=differences, term_deltas=deltas, method=method,
+                              changes=changes)

@@ -34,3 +34,19 @@ def test_counterfactual_errors_name_the_problem(linnos):
         as_counterfactual(bad)
     with pytest.raises(TypeError, match="term_deltas"):
         as_counterfactual(_result(X, term_deltas=[1, 2]))
+
+
+def test_structural_result_keeps_its_method_and_changes(prdt_classifier, linnos):
+    from primo.adjust import counterfactuals
+
+    X, _ = linnos
+    x = X[prdt_classifier.predict(X) == 0].iloc[0]
+    view = as_counterfactual(counterfactuals(prdt_classifier, x, 1, X, k=3), label="row")
+    assert view.method == "structural" and len(view.changes) == len(view.neighbors)
+    assert view.changed_features == list(view.changes[0])
+    for change in view.changes:  # feature -> (x's value, the counterfactual's)
+        assert all(old == x[f] and new != old for f, (old, new) in change.items())
+    nearest = as_counterfactual(counterfactuals(prdt_classifier, x, 1, X, k=3, method="nearest"), label="row")
+    assert nearest.method == "nearest" and nearest.changes == ()
+    with pytest.raises(ValueError, match="method must be"):
+        as_counterfactual(_result(X, term_deltas=None, method="closest"))
