@@ -246,6 +246,11 @@ def _model_parts(data_dir: Path, out: Path, settings: Settings, results: dict, p
         pk["model"].save(out / "models" / "packing.primo")
         report.build(pk["model"], pk["X"], pk["y"],
                      title="Packing Analyze Model (Sharing Score, 66 profiles, in-sample)").save(out / "packing_report.html")
+    missing = [name for name in ("throughput", "packing")
+               if name not in results or not (out / "models" / f"{name}.primo").is_file()]
+    if missing:
+        raise FileNotFoundError(f"{out} holds no previous {' or '.join(missing)} results or model: "
+                                f"add {' '.join(missing)} to --parts")
     return load(out / "models" / "throughput.primo"), load(out / "models" / "packing.primo")
 
 
@@ -267,9 +272,9 @@ def run(data_dir=None, out="reports/scheduler", settings: Settings = FULL, *, jo
     data_dir, out = resolve_data_dir(data_dir), Path(out)
     (out / "models").mkdir(parents=True, exist_ok=True)
     parts = set(parts)
-    previous = out / "results.json"
-    results: dict = json.loads(previous.read_text()) if parts != {"throughput", "packing", "workload", "policies"} \
-        and previous.is_file() else {}
+    previous = json.loads((out / "results.json").read_text()) if (out / "results.json").is_file() else {}
+    # the model parts not recomputed keep their previous results (their models are read from out/models)
+    results: dict = {key: previous[key] for key in ("throughput", "packing") if key not in parts and key in previous}
     results["settings"] = {**asdict(settings.budget), **{k: v for k, v in asdict(settings).items() if k != "budget"}}
     throughput_model, packing_model = _model_parts(data_dir, out, settings, results, parts)
     paths = [Path(p) for p in jobs] if jobs else find_job_logs(data_dir)

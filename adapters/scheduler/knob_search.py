@@ -5,8 +5,9 @@
 NASA iPSC log (8 processors per GPU, two 8-GPU nodes plus a one-node profiler): the Workload
 Estimate Model is trained on the jobs before the second-to-last month; the knobs are tuned
 (``skopt.Optimizer`` ask/tell, minimizing average JCT) on that month; default and tuned knobs
-are then both simulated on the last month, where the scheduler knows every earlier job's
-duration but the model is not retrained. Knobs: the profiling time limit (s), the QSSF
+are then both simulated on the last month, where the scheduler starts knowing the jobs that had
+ended by then (the same warm start as :mod:`adapters.scheduler.policy_study`) but the model is not
+retrained. ``--jobs`` takes another SWF log. Knobs: the profiling time limit (s), the QSSF
 merging coefficient λ, the sharing capacity in Default mode (G_SS) and the forecast
 threshold (fraction of the mean throughput) below which Lucid switches to Apathetic mode.
 ``primo.search`` tunes estimators; a simulator run is not one, hence skopt directly.
@@ -25,13 +26,17 @@ from skopt import Optimizer
 from skopt.space import Integer, Real
 
 from adapters.scheduler import primo_models, workload
-from adapters.scheduler.casestudy import NASA_LOG, embedded_factory
+from adapters.scheduler.embedded import EmbeddedScheduler, training_codes
 from adapters.scheduler.jobs import last_month_start, load_swf, submit_timestamps, time_split
+from adapters.scheduler.policy_study import WarmStart
 from adapters.scheduler.simulator import (LucidPolicy, MovingAverageForecast, Simulator, ThroughputAwareStrategy,
                                           WorkloadCatalog, assign_profiles)
 from primo.datasets import resolve_data_dir
 
 logger = logging.getLogger(__name__)
+
+DEFAULT_LOG = "scheduler/jobs/NASA-iPSC-1993-3.1-cln.swf.gz"
+"""The log searched when none is given (under the data directory)."""
 
 SPACE = [Real(30.0, 1800.0, prior="log-uniform", name="profile_time"), Real(0.0, 1.0, name="lam"),
          Integer(1, 3, name="default_capacity"), Real(0.05, 1.0, name="low_fraction")]
@@ -60,7 +65,7 @@ def simulate_avg_jct(jobs, make_embedded, knobs: dict, *, catalog, n_nodes: int 
     return result.summary()["avg_jct"] / 3600.0
 
 
-def search_knobs(data_dir=None, models_dir="reports/scheduler/models", *, n_calls: int = 12,
+def search_knobs(data_dir=None, models_dir="reports/scheduler/models", *, jobs_path=None, n_calls: int = 12,
                  budget: primo_models.Budget = primo_models.Budget(n_trials=4, max_rounds=300),
                  max_jobs: int | None = None, seed: int = 0) -> dict:
     """Tune the knobs on the second-to-last month, evaluate default and tuned knobs on the last one.
@@ -69,6 +74,7 @@ def search_knobs(data_dir=None, models_dir="reports/scheduler/models", *, n_call
     ----------
     models_dir : folder with the case study's ``packing.primo`` and ``throughput.primo``
         (the sharing scorer and the throughput forecast; trained on other data than NASA).
+    jobs_path : an SWF job log (default: :data:`DEFAULT_LOG` in the data directory).
     n_calls : simulations of the tuning month (the first one runs the defaults).
     max_jobs : trace prefix (smoke runs).
 
@@ -85,7 +91,7 @@ def search_knobs(data_dir=None, models_dir="reports/scheduler/models", *, n_call
     data_dir = resolve_data_dir(data_dir)
     models = Path(models_dir)
     packing_model, throughput_model = primo.load(models / "packing.primo"), primo.load(models / "throughput.primo")
-    jobs = load_swf(data_dir / NASA_LOG, procs_per_gpu=8)
+    jobs = load_swf(Path(jobs_path) if jobs_path else data_dir / DEFAULT_LOG, procs_per_gpu=8)
     if max_jobs:
         prefix = jobs.iloc[:max_jobs].copy()
         prefix.attrs = dict(jobs.attrs)  # the trace's epoch dates the months
@@ -101,17 +107,26 @@ def search_knobs(data_dir=None, models_dir="reports/scheduler/models", *, n_call
                                      estimator=workload.RollingEstimator(similarity_threshold=1.0))
     _, mono, fit_s = primo_models.fit_workload_model(data, budget)
     log_range = (float(np.log1p(data.y_train).min()), float(np.log1p(data.y_train).max()))
-    train, tune_jobs = time_split(before_eval, tune_start)
+    _, tune_jobs = time_split(before_eval, tune_start)
     tune_jobs.attrs = dict(jobs.attrs)
     catalog = WorkloadCatalog.from_data_dir(data_dir)
 
-    def maker(history):
+    codes = training_codes(before_eval, tune_start)
+
+    def maker(start):
+        # the scheduler starts a period knowing the jobs that had ended by then (policy_study.WarmStart)
+        warm = WarmStart.at(jobs, float(start))
+
         def make(lam):
-            return embedded_factory(history, mono, log_range, jobs.attrs["epoch"], packing_model=packing_model,
-                                    throughput_model=throughput_model, lam=lam)()
+            embedded = EmbeddedScheduler(mono, codes, jobs.attrs["epoch"], packing_model=packing_model,
+                                         throughput_model=throughput_model, rolling=warm.rolling(), lam=lam,
+                                         log_range=log_range)
+            for job in warm.recent:
+                embedded.job_row(job)
+            return embedded
         return make
 
-    tune_make, eval_make = maker(train), maker(before_eval)
+    tune_make, eval_make = maker(tune_jobs["submit_time"].iloc[0]), maker(eval_jobs["submit_time"].iloc[0])
     optimizer = Optimizer(SPACE, random_state=seed, n_initial_points=min(5, n_calls))
     trials = []
     start = time.perf_counter()
@@ -126,7 +141,7 @@ def search_knobs(data_dir=None, models_dir="reports/scheduler/models", *, n_call
     best = min(trials, key=lambda t: t["avg_jct_h"])
     best_knobs = {k: best[k] for k in DEFAULTS}
     return {
-        "trace": "nasa_ipsc", "tune_jobs": len(tune_jobs), "eval_jobs": len(eval_jobs), "model_fit_s": fit_s,
+        "trace": jobs.attrs["source"], "tune_jobs": len(tune_jobs), "eval_jobs": len(eval_jobs), "model_fit_s": fit_s,
         "search_s": time.perf_counter() - start, "trials": trials, "defaults": DEFAULTS, "best": best_knobs,
         "tune_jct_h": {"defaults": trials[0]["avg_jct_h"], "best": best["avg_jct_h"]},
         "eval_jct_h": {name: simulate_avg_jct(eval_jobs, eval_make, knobs, catalog=catalog, seed=seed)
@@ -137,6 +152,7 @@ def search_knobs(data_dir=None, models_dir="reports/scheduler/models", *, n_call
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", default=None)
+    parser.add_argument("--jobs", default=None, help="SWF job log (default: the NASA iPSC log of the data dir)")
     parser.add_argument("--models", default="reports/scheduler/models")
     parser.add_argument("--calls", type=int, default=12)
     parser.add_argument("--max-jobs", type=int, default=None)
@@ -146,7 +162,7 @@ def main(argv=None) -> dict:
     logging.getLogger("interpret").setLevel(logging.WARNING)
     warnings.filterwarnings("ignore", message="Missing values detected")
     warnings.filterwarnings("ignore", module="skopt")
-    result = search_knobs(args.data_dir, args.models, n_calls=args.calls, max_jobs=args.max_jobs)
+    result = search_knobs(args.data_dir, args.models, jobs_path=args.jobs, n_calls=args.calls, max_jobs=args.max_jobs)
     text = json.dumps(result, indent=2, default=float)
     if args.out:
         from primo.io import atomic_write_bytes

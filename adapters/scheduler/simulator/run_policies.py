@@ -1,6 +1,9 @@
 """Run every policy on the NASA iPSC/860 job log and print JCT and queuing per policy.
 
-``python -m adapters.scheduler.simulator.run_policies [--procs-per-gpu 8] [--nodes auto]``
+``python -m adapters.scheduler.simulator.run_policies [--jobs LOG] [--format swf] [--procs-per-gpu 8] [--nodes auto]``
+
+``--jobs`` takes any job log :func:`adapters.scheduler.jobs.load_jobs` reads (default: the NASA iPSC
+log of the data directory, whose mapping is described below).
 
 Mapping of the SWF log to a GPU trace:
 
@@ -31,7 +34,7 @@ import pandas as pd
 
 from primo.datasets import resolve_data_dir
 
-from ..jobs import load_swf
+from ..jobs import load_jobs
 from .cluster import GPUS_PER_NODE
 from .engine import Simulator
 from .policies import FIFOPolicy, LucidPolicy, QSSFPolicy, SJFPolicy, TiresiasPolicy
@@ -99,7 +102,10 @@ def run_all(jobs: pd.DataFrame, n_nodes: int, seed: int = 0, data_dir=None, poli
 def main(argv=None) -> pd.DataFrame:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", default=None)
-    parser.add_argument("--procs-per-gpu", type=int, default=8)
+    parser.add_argument("--jobs", default=None, help="job log (default: the NASA iPSC log of the data dir)")
+    parser.add_argument("--format", choices=("swf", "helios", "alibaba"), default=None,
+                        help="format of --jobs (default: detected)")
+    parser.add_argument("--procs-per-gpu", type=int, default=8, help="SWF processors per GPU")
     parser.add_argument("--nodes", default="auto", help="node count, or 'auto' (smallest that fits every job)")
     parser.add_argument("--arrival-scale", type=float, default=1.0, help="divide submit times by this factor")
     parser.add_argument("--profiler-nodes", type=int, default=1)
@@ -109,11 +115,12 @@ def main(argv=None) -> pd.DataFrame:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
 
-    jobs = load_swf(resolve_data_dir(args.data_dir) / NASA_LOG, procs_per_gpu=args.procs_per_gpu)
+    jobs = load_jobs(args.jobs or resolve_data_dir(args.data_dir) / NASA_LOG, args.format,
+                     procs_per_gpu=args.procs_per_gpu)
     if args.arrival_scale != 1.0:
         jobs["submit_time"] = jobs["submit_time"] / args.arrival_scale
     n_nodes = min_nodes(jobs) if args.nodes == "auto" else int(args.nodes)
-    print(f"NASA iPSC/860: {len(jobs)} jobs, procs/GPU {args.procs_per_gpu}, {n_nodes} nodes "
+    print(f"{jobs.attrs['source']}: {len(jobs)} jobs, procs/GPU {args.procs_per_gpu}, {n_nodes} nodes "
           f"({n_nodes * GPUS_PER_NODE} GPUs), offered load {offered_load(jobs, n_nodes):.2f}, "
           f"mean run time {jobs['duration'].mean():.0f} s")
     table = run_all(jobs, n_nodes, seed=args.seed, data_dir=args.data_dir, policies=args.policies,

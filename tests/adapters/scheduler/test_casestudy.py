@@ -3,23 +3,25 @@ import json
 
 import pytest
 
-from adapters.scheduler import casestudy
+from adapters.scheduler import casestudy, policy_study
 from primo import load
 
 
 @pytest.mark.slow
 def test_quick_casestudy_writes_everything(data_dir, tmp_path):
-    assert casestudy.main(["--quick", "--data-dir", str(data_dir), "--out", str(tmp_path)]) == 0
+    logs = [str(data_dir / "scheduler/jobs/NASA-iPSC-1993-3.1-cln.swf.gz")]
+    assert casestudy.main(["--quick", "--data-dir", str(data_dir), "--out", str(tmp_path), "--jobs", *logs]) == 0
     results = json.loads((tmp_path / "results.json").read_text())
     models = [row["model"] for row in results["throughput"]["table"]]
     assert models[0] == "primo_pram" and results["throughput"]["table"][0]["mae"] > 0
     assert {r["protocol"] for r in results["packing"]["table"]} == {"stratified", "leave_model_out", "in_sample"}
-    assert {"primo_pram", "primo_pram_monotone", "qssf_primo"} <= {r["model"] for r in results["workload"]["table"]}
-    sim = results["simulation"][0]
-    assert sim["trace"] == "nasa_ipsc" and {"fifo", "sjf_oracle", "qssf_primo", "lucid_primo"} <= set(sim["policies"])
-    assert all(p["avg_jct_h"] > 0 for p in sim["policies"].values())
+    study = results["workload_study"][0]
+    assert {"primo", "qssf_primo", "rolling", "lightgbm"} <= {r["model"] for r in study["table"]}
+    runs = results["policy_study"][0]["runs"]
+    assert {r["load"] for r in runs} == {0.8} and len(runs) == 2
+    assert all(p["avg_jct_h"] > 0 for r in runs for p in r["policies"].values())
     readme = (tmp_path / "README.md").read_text()
-    assert "| primo_pram |" in readme and "lucid_primo" in readme
+    assert "| primo_pram |" in readme and "lucid_primo" in readme and "Paper claims vs this run" in readme
     for name in ("throughput", "workload", "packing"):
         assert (tmp_path / f"{name}_report.html").stat().st_size > 10_000
         assert load(tmp_path / "models" / f"{name}.primo").complexity_ > 0
@@ -27,15 +29,23 @@ def test_quick_casestudy_writes_everything(data_dir, tmp_path):
 
 def test_readme_renders_tables_and_extra_outputs(tmp_path):
     table = [{"model": "primo_pram", "mae": 3.5, "published_mae": 4.125, "fit_s": 1.0}]
+    difference = {"mean": -0.2, "low": -0.3, "high": -0.1, "median": -0.2, "n": 50, "confidence": 0.95}
+    runs = [{"load": 0.8, "window": w, "nodes": 2, "arrival_scale": 1.0, "policies": {
+        p: {"avg_jct_h": v + w, "avg_queue_h": v / 2 + w} for p, v in
+        (("fifo", 2.0), ("sjf_oracle", 0.5), ("tiresias", 1.5), ("qssf_rolling", 1.25), ("qssf_primo", 1.2),
+         ("lucid_primo", 1.0), ("lucid_primo_noprof", 1.1))}} for w in range(3)]
     results = {
-        "settings": {"n_trials": 1},
+        "settings": {"n_trials": 1, "max_train_jobs": 100, "n_windows": 3, "window_jobs": 10},
         "throughput": {"table": table},
-        "workload": {"n_train": 10, "n_test": 5, "monotone_r2_gain": 0.01, "table": [{"model": "primo_pram", "r2": 0.2}]},
         "packing": {"published_accuracy": 0.941, "n_leaves": 4, "complexity": 8,
                     "table": [{"protocol": "stratified", "accuracy": 0.7, "std": 0.1, "folds": 5}]},
-        "simulation": [{"trace": "nasa_ipsc", "n_jobs": 3, "nodes": 2, "offered_load": 0.5,
-                        "workload_model": {"r2": 0.1, "r2_log": 0.4},
-                        "policies": {"fifo": {"avg_jct_h": 1.25, "avg_queue_h": 0.5}}}],
+        "workload_study": [{"trace": "log_a", "n_train": 10, "n_test": 50, "n_users": 3, "model_family": "PrDTRegressor",
+                            "model_size": 5.0, "target_met": False,
+                            "table": [{"model": m, "spearman": v} for m, v in
+                                      (("primo", 0.5), ("qssf_primo", 0.6), ("rolling", 0.7), ("lightgbm", 0.4),
+                                       ("qssf_lightgbm", 0.65))],
+                            "abs_log_error": {"primo_vs_rolling": difference, "primo_vs_lightgbm": difference}}],
+        "policy_study": [{"trace": "log_a", "runs": runs, "paired": policy_study.paired_comparisons(runs, n_resamples=200)}],
     }
     (tmp_path / "decision_latency_primo.txt").write_text("queued wall\n2048 2.5\n")
     (tmp_path / "knob_search.json").write_text(json.dumps({
@@ -43,5 +53,8 @@ def test_readme_renders_tables_and_extra_outputs(tmp_path):
         "tune_jct_h": {"defaults": 1.0, "best": 0.75}, "eval_jct_h": {"defaults": 2.0, "best": 2.5}}))
     text = casestudy.render_readme(results, tmp_path)
     assert "| primo_pram | 3.500 | 4.125 | 1.000 |" in text
-    assert "| fifo | 1.250 | 0.500 |" in text
+    assert "| log_a | 10 | 50 | 3 | PrDTRegressor | 5.000 | 0.500 | 0.600 | 0.700 | 0.400 | 0.650 | **no** |" in text
+    assert "| log_a | 0.800 | 2/2/2 | 1.00/1.00/1.00 | 3.000 | 1.500 | 2.500 | 2.250 | 2.200 | 2.000 | 2.100 | lucid_primo |" in text
+    assert "−0.250 [−0.250, −0.250]" in text  # lucid_primo − qssf_rolling over the 3 windows
+    assert text.count("| holds |") == 4  # two duration claims and two Lucid claims at load 0.8
     assert "2048 2.5" in text and "| best | 0.750 | 2.500 |" in text
