@@ -35,7 +35,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from primo.export.codegen import json_literal
+from primo.export.codegen import float32_threshold, json_literal
 from primo.export.tables import AdditiveTables, Binning, TreeTables, model_tables
 
 OPSET = 21
@@ -171,9 +171,9 @@ class _Graph:
     def output(self, name: str, elem_type: int, shape: list) -> None:
         self.outputs.append(helper.make_tensor_value_info(name, elem_type, shape))
 
-    def classify(self, class_index: str, tables) -> None:
-        """``label`` output: the class labels gathered by index."""
-        classes = np.asarray(tables.classes)
+    def classify(self, class_index: str, tables, labels: np.ndarray | None = None) -> None:
+        """``label`` output: ``labels`` (default: the classes) gathered by ``class_index``."""
+        classes = np.asarray(tables.classes if labels is None else labels)
         if classes.dtype.kind in "US" or classes.dtype.hasobject:
             classes, elem_type = np.asarray([str(c) for c in classes], dtype=object), TensorProto.STRING
         elif classes.dtype.kind == "b":
@@ -187,37 +187,27 @@ class _Graph:
 
 
 def _tree_graph(t: TreeTables, graph: _Graph) -> None:
-    ensemble = _Ensemble(float64_splits=False)
+    ensemble = _Ensemble(float64_splits=True)
     children: dict[int, tuple] = {}
     # Children before parents: scikit-learn numbers every child after its parent.
     for node in reversed(range(len(t.left))):
         if t.left[node] == -1:
             children[node] = ensemble.leaf({0: t.leaf_index[node]})
         else:
-            children[node] = ensemble.node(t.feature[node], _float32_at_most(t.threshold[node]),
+            children[node] = ensemble.node(t.feature[node], float32_threshold(t.threshold[node]),
                                            children.pop(t.left[node]), children.pop(t.right[node]),
                                            missing_true=t.missing_left[node])
     ensemble.add_tree(children[0])
-    rounded = graph.op("Cast", ["X"], "X_float32", to=TensorProto.FLOAT)
-    graph.nodes.append(ensemble.make_node(rounded, "leaf_number", 1))
+    graph.nodes.append(ensemble.make_node("X", "leaf_number", 1))
     leaf = graph.op("Cast", [graph.op("Squeeze", ["leaf_number", graph.constant("axis1", np.array([1]))], "leaf_float")],
                     "leaf", to=TensorProto.INT64)
     if t.is_classifier:
         graph.op("Gather", [graph.constant("leaf_proba", t.leaf_values), leaf], "probabilities", axis=0)
         graph.output("probabilities", TensorProto.DOUBLE, [None, len(t.classes)])
-        index = graph.op("Gather", [graph.constant("leaf_class", t.leaf_labels.astype(np.int64)), leaf], "class_index", axis=0)
-        graph.classify(index, t)
+        graph.classify(leaf, t, labels=np.asarray(t.classes)[t.leaf_labels])  # one Gather: each leaf's label
     else:
         graph.op("Gather", [graph.constant("leaf_value", t.leaf_values[:, 0]), leaf], "prediction", axis=0)
         graph.output("prediction", TensorProto.DOUBLE, [None])
-
-
-def _float32_at_most(threshold: float) -> float:
-    """The largest float32 ``t32 <= threshold``: for every float32 ``x``, ``x <= threshold`` ⟺ ``x <= t32``."""
-    t32 = np.float32(threshold)
-    if float(t32) > threshold:
-        t32 = np.nextafter(t32, np.float32(-np.inf))
-    return float(t32)
 
 
 def _additive_graph(t: AdditiveTables, graph: _Graph) -> None:
