@@ -113,6 +113,7 @@ class MinimalChangeSearch:
         self._ranges = {j: _observed_range(self.reference.iloc[:, j]) for j in range(len(names))
                         if j not in self.categorical}
         self._categories = {j: _observed_categories(self.reference.iloc[:, j]) for j in self.categorical}
+        self._means = {j: float(pd.to_numeric(self.reference.iloc[:, j], errors="coerce").mean()) for j in self._ranges}
         if self.family == "prdt":
             self._boxes = _LeafBoxes(model, self._ranges, self._categories)
 
@@ -256,20 +257,14 @@ class MinimalChangeSearch:
 
     # ------------------------------------------------------------------ shared
     def _target(self, row: pd.DataFrame) -> dict:
-        """Per numeric feature, the value a move should stay closest to: x's, or the mean if x is missing."""
+        """Per numeric feature, the value a move should stay closest to: x's, or the mean if x is missing
+        (where the distance counts a missing value)."""
         x = row.iloc[0]
         target = {}
-        for j, (low, high, _) in self._ranges.items():
+        for j in self._ranges:
             value = pd.to_numeric(pd.Series([x.iloc[j]]), errors="coerce").iloc[0]
-            target[j] = float(value) if pd.notna(value) else float(self._means[j])
+            target[j] = float(value) if pd.notna(value) else self._means[j]
         return target
-
-    @property
-    def _means(self) -> dict:
-        if not hasattr(self, "_mean_cache"):
-            self._mean_cache = {j: float(pd.to_numeric(self.reference.iloc[:, j], errors="coerce").mean())
-                                for j in self._ranges}
-        return self._mean_cache
 
     def _apply(self, row: pd.DataFrame, changes: list[dict]) -> pd.DataFrame:
         """One copy of ``row`` per change, with the change's features set."""
@@ -310,7 +305,8 @@ class MinimalChangeSearch:
         chosen = _diverse(order, [frozenset(unique[i]) for i in range(len(unique))], k)
         changes = [unique[i] for i in chosen]
         if not changes:
-            logger.warning("no change of the mutable features within the observed ranges gives %r", desired)
+            logger.warning("row %s: no change of the mutable features within the observed ranges gives %s",
+                           row.index[0], _plain(desired))
         neighbors = self._apply(row, changes) if changes else row.iloc[:0].copy()
         neighbors.index = pd.Index([f"option {i}" for i in range(1, len(changes) + 1)], dtype=object)
         x = row.iloc[0]
