@@ -13,7 +13,7 @@
  * Classes (index returned by *_predict -> label):
  *   0: 0
  *   1: 1
- * int linnos_primo_p_leaf(const int64_t *x): leaf number, 0..3.
+ * int linnos_primo_p_leaf(const int64_t *x): leaf number, 0..12.
  * int linnos_primo_p_predict(const int64_t *x): class index.
  * Integer mode: pass round(value * scale) per feature, LINNOS_PRIMO_P_MISSING for a missing value.
  * Check: on 8207 rows: 0 predictions and 0 paths differ from the float model.
@@ -31,22 +31,58 @@
 #define LINNOS_PRIMO_P_N_FEATURES 9
 #define LINNOS_PRIMO_P_N_CLASSES 2
 
-static const int linnos_primo_p_leaf_class[4] = {
-    0, 0, 0, 1
+static const int linnos_primo_p_leaf_class[13] = {
+    0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 1
 };
 
 static inline int linnos_primo_p_leaf(const int64_t *x)
 {
     if (x[0] <= 59 && x[0] != LINNOS_PRIMO_P_MISSING) {
-        return 0;
+        if (x[7] <= 387 && x[7] != LINNOS_PRIMO_P_MISSING) {
+            return 0;
+        } else {
+            if (x[7] <= 3070) {
+                if (x[0] <= 54) {
+                    if (x[3] <= 39 && x[3] != LINNOS_PRIMO_P_MISSING) {
+                        return 1;
+                    } else {
+                        return 2;
+                    }
+                } else {
+                    return 3;
+                }
+            } else {
+                if (x[7] <= 3078 && x[7] != LINNOS_PRIMO_P_MISSING) {
+                    return 4;
+                } else {
+                    return 5;
+                }
+            }
+        }
     } else {
         if (x[6] <= 1189 && x[6] != LINNOS_PRIMO_P_MISSING) {
-            return 1;
+            if (x[6] <= 659 && x[6] != LINNOS_PRIMO_P_MISSING) {
+                return 6;
+            } else {
+                if (x[5] <= 659 && x[5] != LINNOS_PRIMO_P_MISSING) {
+                    return 7;
+                } else {
+                    return 8;
+                }
+            }
         } else {
             if (x[5] <= 1052 && x[5] != LINNOS_PRIMO_P_MISSING) {
-                return 2;
+                return 9;
             } else {
-                return 3;
+                if (x[7] <= 790 && x[7] != LINNOS_PRIMO_P_MISSING) {
+                    return 10;
+                } else {
+                    if (x[0] <= 62 && x[0] != LINNOS_PRIMO_P_MISSING) {
+                        return 11;
+                    } else {
+                        return 12;
+                    }
+                }
             }
         }
     }

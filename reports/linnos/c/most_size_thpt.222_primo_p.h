@@ -13,7 +13,7 @@
  * Classes (index returned by *_predict -> label):
  *   0: 0
  *   1: 1
- * int linnos_primo_p_leaf(const int64_t *x): leaf number, 0..24.
+ * int linnos_primo_p_leaf(const int64_t *x): leaf number, 0..28.
  * int linnos_primo_p_predict(const int64_t *x): class index.
  * Integer mode: pass round(value * scale) per feature, LINNOS_PRIMO_P_MISSING for a missing value.
  * Check: on 8328 rows: 0 predictions and 0 paths differ from the float model.
@@ -31,8 +31,8 @@
 #define LINNOS_PRIMO_P_N_FEATURES 9
 #define LINNOS_PRIMO_P_N_CLASSES 2
 
-static const int linnos_primo_p_leaf_class[25] = {
-    0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 0, 1, 0, 0, 1, 0, 1, 1, 0
+static const int linnos_primo_p_leaf_class[29] = {
+    0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 1, 1, 0
 };
 
 static inline int linnos_primo_p_leaf(const int64_t *x)
@@ -57,27 +57,39 @@ static inline int linnos_primo_p_leaf(const int64_t *x)
                 if (x[4] <= 60 && x[4] != LINNOS_PRIMO_P_MISSING) {
                     if (x[5] <= 1268 && x[5] != LINNOS_PRIMO_P_MISSING) {
                         if (x[5] <= 1265) {
-                            return 4;
+                            if (x[5] <= 1191 && x[5] != LINNOS_PRIMO_P_MISSING) {
+                                return 4;
+                            } else {
+                                return 5;
+                            }
                         } else {
-                            return 5;
+                            return 6;
                         }
                     } else {
-                        return 6;
+                        if (x[6] <= 1408 && x[6] != LINNOS_PRIMO_P_MISSING) {
+                            return 7;
+                        } else {
+                            return 8;
+                        }
                     }
                 } else {
-                    return 7;
+                    if (x[0] <= 55 && x[0] != LINNOS_PRIMO_P_MISSING) {
+                        return 9;
+                    } else {
+                        return 10;
+                    }
                 }
             } else {
                 if (x[5] <= 1189 && x[5] != LINNOS_PRIMO_P_MISSING) {
-                    return 8;
+                    return 11;
                 } else {
                     if (x[7] <= 1207 && x[7] != LINNOS_PRIMO_P_MISSING) {
-                        return 9;
+                        return 12;
                     } else {
                         if (x[8] <= 1188 && x[8] != LINNOS_PRIMO_P_MISSING) {
-                            return 10;
+                            return 13;
                         } else {
-                            return 11;
+                            return 14;
                         }
                     }
                 }
@@ -87,49 +99,53 @@ static inline int linnos_primo_p_leaf(const int64_t *x)
         if (x[0] <= 62) {
             if (x[7] <= 2131 && x[7] != LINNOS_PRIMO_P_MISSING) {
                 if (x[0] <= 54 && x[0] != LINNOS_PRIMO_P_MISSING) {
-                    return 12;
+                    return 15;
                 } else {
-                    return 13;
+                    return 16;
                 }
             } else {
                 if (x[7] <= 2196 && x[7] != LINNOS_PRIMO_P_MISSING) {
                     if (x[0] <= 49 && x[0] != LINNOS_PRIMO_P_MISSING) {
-                        return 14;
+                        return 17;
                     } else {
-                        return 15;
+                        return 18;
                     }
                 } else {
                     if (x[0] <= 32 && x[0] != LINNOS_PRIMO_P_MISSING) {
                         if (x[6] <= 2750 && x[6] != LINNOS_PRIMO_P_MISSING) {
-                            return 16;
+                            return 19;
                         } else {
                             if (x[7] <= 2760 && x[7] != LINNOS_PRIMO_P_MISSING) {
-                                return 17;
+                                return 20;
                             } else {
-                                return 18;
+                                return 21;
                             }
                         }
                     } else {
                         if (x[3] <= 62) {
-                            return 19;
+                            return 22;
                         } else {
-                            return 20;
+                            if (x[0] <= 56 && x[0] != LINNOS_PRIMO_P_MISSING) {
+                                return 23;
+                            } else {
+                                return 24;
+                            }
                         }
                     }
                 }
             }
         } else {
             if (x[7] <= 1937 && x[7] != LINNOS_PRIMO_P_MISSING) {
-                return 21;
+                return 25;
             } else {
                 if (x[7] <= 8308) {
                     if (x[3] <= 59 && x[3] != LINNOS_PRIMO_P_MISSING) {
-                        return 22;
+                        return 26;
                     } else {
-                        return 23;
+                        return 27;
                     }
                 } else {
-                    return 24;
+                    return 28;
                 }
             }
         }

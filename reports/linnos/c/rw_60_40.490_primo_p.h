@@ -13,7 +13,7 @@
  * Classes (index returned by *_predict -> label):
  *   0: 0
  *   1: 1
- * int linnos_primo_p_leaf(const int64_t *x): leaf number, 0..11.
+ * int linnos_primo_p_leaf(const int64_t *x): leaf number, 0..12.
  * int linnos_primo_p_predict(const int64_t *x): class index.
  * Integer mode: pass round(value * scale) per feature, LINNOS_PRIMO_P_MISSING for a missing value.
  * Check: on 6002 rows: 0 predictions and 0 paths differ from the float model.
@@ -31,8 +31,8 @@
 #define LINNOS_PRIMO_P_N_FEATURES 9
 #define LINNOS_PRIMO_P_N_CLASSES 2
 
-static const int linnos_primo_p_leaf_class[12] = {
-    0, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0, 1
+static const int linnos_primo_p_leaf_class[13] = {
+    0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 1
 };
 
 static inline int linnos_primo_p_leaf(const int64_t *x)
@@ -66,19 +66,23 @@ static inline int linnos_primo_p_leaf(const int64_t *x)
                     if (x[8] <= 2845 && x[8] != LINNOS_PRIMO_P_MISSING) {
                         return 7;
                     } else {
-                        return 8;
+                        if (x[0] <= 25 && x[0] != LINNOS_PRIMO_P_MISSING) {
+                            return 8;
+                        } else {
+                            return 9;
+                        }
                     }
                 }
             }
         }
     } else {
         if (x[5] <= 1153 && x[5] != LINNOS_PRIMO_P_MISSING) {
-            return 9;
+            return 10;
         } else {
             if (x[6] <= 871 && x[6] != LINNOS_PRIMO_P_MISSING) {
-                return 10;
-            } else {
                 return 11;
+            } else {
+                return 12;
             }
         }
     }
