@@ -15,7 +15,7 @@ Policy teacher (any of, by order of preference)
     Actions from ``q_values``/``action_probabilities`` are column indices 0..n_actions−1.
 
 Supervised teacher
-    an estimator with ``predict`` (and ``predict_proba`` or ``decision_function`` for soft labels),
+    an estimator with ``predict`` (and ``predict_proba`` for soft labels),
     or a callable ``f(X) -> (n,)``.
 
 Example

@@ -97,13 +97,14 @@ def distill(
     Parameters
     ----------
     teacher : estimator or callable
-        Anything with ``predict(X)`` (plus ``predict_proba``/``decision_function`` for soft labels),
+        Anything with ``predict(X)`` (plus ``predict_proba`` for soft labels),
         or a callable ``f(X) -> (n,)``. It is called on inputs shaped like ``X``.
     X : array-like of shape (n, d) or DataFrame
         Inputs the teacher is meant for (e.g. its training inputs).
     student : "prdt", "pram" or estimator, default "prdt"
-        The student family (classifier or regressor picked to match the task and labels), or an
-        estimator instance (then pass ``space`` when searching, unless it is a Primo model).
+        The student family (classifier or regressor picked to match the task; a classifier for
+        soft labels), or an estimator instance (then pass ``space`` when searching, unless it is a
+        Primo model; for soft labels, a classifier accepting ``sample_weight``).
     y : array-like, optional
         True labels of ``X``; when given, accuracy of teacher and student is reported on the
         held-out part of ``X`` (unused when ``X_test`` is given: pass ``y_test``).
@@ -115,7 +116,8 @@ def distill(
         ``predict_proba``, regression for a scikit-learn regressor, otherwise decided by the dtype
         of the teacher's outputs (integers, booleans, strings → classification).
     labels : {"hard", "soft"}, default "hard"
-        Learn the teacher's labels, or (classification only) its probabilities/scores.
+        Learn the teacher's labels, or (classification only) its probabilities (``predict_proba``):
+        the student is then a classifier whose ``predict_proba`` estimates the teacher's.
     augment : {None, "perturb", "marginal", "both"}
         Generate ``n_augment`` extra training inputs for the teacher to label.
     n_augment : int, optional
@@ -145,8 +147,10 @@ def distill(
     -------
     student : fitted estimator
         With ``metadata_["distillation"]``: ``method`` ("supervised"), ``fidelity`` (held-out),
-        ``held_out`` (full fidelity report), ``accuracy`` (teacher and student against ``y``, or
-        None), ``decision`` (soft labels), ``iterations`` (one entry: fidelity, n_leaves, depth,
+        ``held_out`` (full fidelity report; with soft labels also ``argmax_fidelity``,
+        ``probability_mae``, ``log_loss_to_teacher``, ``teacher_entropy``), ``accuracy`` (teacher and
+        student against ``y``, or None), ``decision`` and ``soft_fit`` (soft labels: the decision
+        rule, and how the classifier was fit), ``iterations`` (one entry: fidelity, n_leaves, depth,
         complexity, n_samples, seconds), ``teacher`` and ``options``.
 
     Example
@@ -194,12 +198,12 @@ def distill(
         fit_labels = np.concatenate([train_labels, oracle.labels(generated)])
         logger.info("augmented %d training inputs with %d %s inputs", len(X_train), n_generated, augment)
 
-    decision = None
+    decision = soft_fit = None
     if labels == "soft":
         classes = oracle.classes(teacher_labels)
         probabilities = oracle.probabilities(X_fit, classes)
         decision = _Decision.calibrate(probabilities[: len(X_train)], train_labels, classes)
-        model = _fit_soft_student(
+        model, soft_fit = _fit_soft_student(
             student, X_fit, probabilities, fit_labels, classes, decision, search=search, scoring=scoring,
             n_trials=n_trials, lam=lam, gamma=gamma, space=space, student_params=student_params, n_jobs=n_jobs,
             random_state=search_seed, progress=progress,
@@ -246,6 +250,7 @@ def distill(
         "held_out": {**held_out, "source": held_out_source},
         "accuracy": accuracy,
         "decision": None if decision is None else decision.to_dict(),
+        "soft_fit": soft_fit,
         "iterations": [iteration],
         "teacher": describe_teacher(teacher),
         "options": {
@@ -397,7 +402,7 @@ def _best_threshold(scores: np.ndarray, positive: np.ndarray) -> float:
 
 def _fit_soft_student(student, X, probabilities, teacher_labels, classes, decision, *, search, scoring, n_trials,
                       lam, gamma, space, student_params, n_jobs, random_state, progress):
-    """A classifier student of the teacher's probabilities (see the module docstring for the two ways)."""
+    """A classifier student of the teacher's probabilities, and how it was fit (see the module docstring)."""
     options = dict(search=search, n_trials=n_trials, lam=lam, gamma=gamma, space=space, n_jobs=n_jobs,
                    random_state=random_state, progress=progress)
     if isinstance(student, str) and student.lower() == "prdt":
@@ -406,7 +411,7 @@ def _fit_soft_student(student, X, probabilities, teacher_labels, classes, decisi
         regressor = make_student("prdt", "regression", student_params=student_params, random_state=random_state)
         grown = fit_student(regressor, X, targets, scoring=_DisagreementLoss(decision) if scoring is None else scoring,
                             **options)
-        return _tree_as_classifier(grown, classes)
+        return _tree_as_classifier(grown, classes), "regression tree on the teacher's probabilities, kept as a classifier"
     estimator = make_student(student, "classification", student_params=student_params, random_state=random_state)
     if is_regressor(estimator):
         raise ValueError(f"soft labels make a classifier student; {type(estimator).__name__} is a regressor "
@@ -420,7 +425,7 @@ def _fit_soft_student(student, X, probabilities, teacher_labels, classes, decisi
     model = fit_student(estimator, *_soft_copies(X, probabilities, classes), search=False)
     if history is not None:
         model.metadata_["search"] = {**history, "refit": "on the teacher's probabilities (soft copies)"}
-    return model
+    return model, "classifier fit on one copy of each input per class, weighted by the teacher's probability"
 
 
 def _soft_copies(X, probabilities: np.ndarray, classes: np.ndarray):
@@ -456,7 +461,7 @@ def _tree_as_classifier(regressor, classes: np.ndarray):
     classifier = PrDTClassifier(**params)
     classifier._set_state({**state, **extra, "tree_": tree, "n_outputs_": 1, "classes_": np.asarray(classes),
                            "n_classes_": int(len(classes))})
-    classifier.metadata_ = {**regressor.metadata_, "grown_as": "regression tree on the teacher's probabilities"}
+    classifier.metadata_ = dict(regressor.metadata_)
     return classifier
 
 

@@ -137,6 +137,7 @@ def test_soft_labels_of_a_multiclass_teacher_make_a_calibrated_classifier(tmp_pa
     record = student.metadata_["distillation"]
     assert record["decision"]["kind"] == "argmax" and record["held_out"]["argmax_fidelity"] == record["fidelity"]
     assert 0 <= record["held_out"]["probability_mae"] < 0.2
+    assert ("regression tree" if family == "prdt" else "weighted by the teacher's probability") in record["soft_fit"]
     assert "search" in student.metadata_  # the structure was searched, then refit on the probabilities
     # Saved and exported like any student: the reloaded model and the ONNX graph give the same probabilities.
     reloaded = primo.load(student.save(tmp_path / "soft.primo"))
