@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from primo.report.claims import Claim, PairedDifference, claims_table, format_number, paired_bootstrap
+from primo.report.claims import Claim, PairedDifference, claims_table, paired_bootstrap
 from primo.report.markdown import table
 
 NAMES = {

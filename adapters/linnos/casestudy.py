@@ -45,7 +45,8 @@ from primo.report import build
 
 from .features import HISTORY_MODES, RAW_FEATURE_NAMES, label_slow
 from .readme import paper_claims, render_readme
-from .study import N_ARRAY_DEVICES, Settings, TraceModels, array_layouts, generalization, simulate, study_trace
+from .simulator import N_ARRAY_DEVICES, array_layouts
+from .study import Settings, TraceModels, generalization, simulate, study_trace
 from .trace import list_traces, short_name
 from .training_data import is_training_data
 

@@ -45,7 +45,7 @@ from .features import RAW_FEATURE_NAMES, label_slow, read_features, slow_thresho
 from .linnos_net import LinnOSNet, QuantizedLinnOSNet
 from .metrics import classification_summary
 from .robustness import add_feature_noise, subsample_training
-from .simulator import BASE, FailoverPolicy, OraclePredictor, ReplicaDevice, array_members, simulate_array
+from .simulator import BASE, FailoverPolicy, OraclePredictor, ReplicaDevice, array_layouts, array_members, simulate_array
 from .trace import list_traces, load_trace, short_name
 
 logger = logging.getLogger(__name__)
@@ -202,8 +202,8 @@ def _p85_extras(X_train, y_train, X_test, y_test, net, tree, epochs, seed) -> di
 
 
 def simulate(devices: list[DeviceModels]) -> dict:
-    """Base / LinnOS / Tree / Oracle on 3-device arrays, both layouts, one per primary trace."""
-    out: dict = {"traces": {}, "shifted": {}}
+    """Base / LinnOS / Tree / Oracle on 3-device arrays, one per primary trace, in every layout the traces allow."""
+    out: dict = {layout: {} for layout in array_layouts(len(devices))}
     for i, primary in enumerate(devices):
         for layout in out:
             members = array_members(devices, i, layout)

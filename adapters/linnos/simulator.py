@@ -59,6 +59,7 @@ from .features import RAW_FEATURE_NAMES
 logger = logging.getLogger(__name__)
 
 PERCENTILES = (90, 95, 99, 99.9, 99.99)
+N_ARRAY_DEVICES = 3  # the paper's array: a primary and two replicas
 
 
 class SlowReadPredictor(Protocol):
@@ -204,7 +205,18 @@ def latency_summary(latency_us) -> dict[str, float]:
     return stats
 
 
-def array_members(devices: Sequence, primary: int, layout: str, n_devices: int = 3) -> list[tuple]:
+def array_layouts(n_traces: int) -> tuple[str, ...]:
+    """The array layouts ``n_traces`` distinct traces allow: ``"shifted"`` always, ``"traces"`` from 3 on.
+
+    Example
+    -------
+    >>> array_layouts(1), array_layouts(3)
+    (('shifted',), ('traces', 'shifted'))
+    """
+    return ("traces", "shifted") if n_traces >= N_ARRAY_DEVICES else ("shifted",)
+
+
+def array_members(devices: Sequence, primary: int, layout: str, n_devices: int = N_ARRAY_DEVICES) -> list[tuple]:
     """(device, clock offset µs) of the array whose primary is ``devices[primary]``.
 
     ``devices`` are objects with a ``test`` DataFrame of reads (``submit_us`` column).

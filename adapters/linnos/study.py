@@ -43,7 +43,8 @@ from .linnos_net import LinnOSNet
 from .metrics import classification_summary
 from .primo_models import VARIANTS, TreePredictor, distill_tree, search_tree, slow_weights, tree_structure
 from .robustness import add_feature_noise, subsample_training
-from .simulator import BASE, FailoverPolicy, OraclePredictor, ReplicaDevice, array_members, simulate_array
+from .simulator import (BASE, N_ARRAY_DEVICES, FailoverPolicy, OraclePredictor, ReplicaDevice, array_members,
+                        simulate_array)
 from .trace import load_trace
 
 logger = logging.getLogger(__name__)
@@ -51,7 +52,6 @@ logger = logging.getLogger(__name__)
 LABEL_RULE = "p85"  # the Primo chapter's LinnOS setting
 LINNOS_WEIGHT_BITS = (16, 8)
 DISTILLED = {"Primo-D (hard)": "hard", "Primo-D (soft)": "soft"}
-N_ARRAY_DEVICES = 3  # the paper's array: a primary and two replicas
 
 
 @dataclass(frozen=True)
@@ -248,17 +248,6 @@ def _less_data(X_train, y_train, X_test, y_test, settings: Settings) -> dict:
 
 
 # --------------------------------------------------------------------------- across traces
-
-
-def array_layouts(n_traces: int) -> tuple[str, ...]:
-    """The array layouts ``n_traces`` distinct traces allow: ``"shifted"`` always, ``"traces"`` from 3 on.
-
-    Example
-    -------
-    >>> array_layouts(1), array_layouts(3)
-    (('shifted',), ('traces', 'shifted'))
-    """
-    return ("traces", "shifted") if n_traces >= N_ARRAY_DEVICES else ("shifted",)
 
 
 def simulate(devices: list[TraceModels], layouts=("traces", "shifted")) -> dict:
