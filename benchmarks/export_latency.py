@@ -317,6 +317,11 @@ def measure(data_dir: Path, repeats: int) -> dict:
     return out
 
 
+def speed(ratio: float) -> str:
+    """A contender's time over Primo's, in words."""
+    return f"Primo {ratio:.2f}× faster" if ratio >= 1 else f"Primo {1 / ratio:.2f}× slower"
+
+
 def report(results: dict) -> str:
     lines = [f"Latency, medians of {results['repeats']} interleaved repeats (CPU time), {results['batch_rows']}-row "
              "batches of real rows; lower is better", "Targets: " + "; ".join(f"{k} {v}" for k, v in TARGETS.items()), ""]
@@ -329,7 +334,7 @@ def report(results: dict) -> str:
             lines.append(f"  {group}")
             primo_value = next((m["median"] for k, m in members.items() if k.startswith("Primo")), None)
             for contender, m in members.items():
-                ratio = "" if contender.startswith("Primo") or not primo_value else f"  (Primo {m['median'] / primo_value:.2f}× faster)"
+                ratio = "" if contender.startswith("Primo") or not primo_value else f"  ({speed(m['median'] / primo_value)})"
                 lines.append(f"    {contender:26s} {m['median']:10.1f}{ratio}")
         lines.append("")
     return "\n".join(lines)

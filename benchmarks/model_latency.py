@@ -1,68 +1,100 @@
-"""Fit time and prediction latency of PrDT and PrAM on real data.
+"""Fit time and prediction latency of PrDT and PrAM on real data, against the libraries underneath.
 
-Prints, per model: fit time, single-row latency through the public ``predict`` (the scikit-learn /
-interpret path), single-row latency of Primo's Python fast path (``primo.export.compile_python``),
-and per-row latency of a 10k-row batch ``predict``.
+Per model: fit time, then, for rows in **random** order and in **file** (trace) order separately:
+``predict`` on a 10k-row batch and on 1-row DataFrames (Primo vs scikit-learn's tree holding the very
+same fitted state / interpret's EBM), and Primo's Python fast path (``primo.export.compile_python``)
+on one row. Timing as in ``export_latency.py``: CPU time, contenders interleaved within each repeat,
+medians over ``--repeats``.
 
-Data: LinnOS-style features of the first 60k reads of one NVMe trace (slow = latency > p85).
+Data: LinnOS's nine per-read features (see ``export_latency.py``) of one NVMe trace for training
+(20k reads, slow = latency > p85) and 10k reads of another for timing.
 
-Usage: python benchmarks/model_latency.py [--data-dir DIR]
+Usage: python benchmarks/model_latency.py [--data-dir DIR] [--repeats 5] [--out results.json]
 """
 from __future__ import annotations
 
 import argparse
+import json
 import time
+import warnings
+from pathlib import Path
 
-import pandas as pd
+import numpy as np
 
+from export_latency import BATCH, ONE_ROW_CALLS, cpu_ns, interleaved_medians, linnos_reads, plain_tree, speed
 from primo import PrAMClassifier, PrDTClassifier
 from primo.datasets import resolve_data_dir
 from primo.export import compile_python
-from primo.models.latency import batch_latency_us, single_row_latency_us
 
 
-def linnos_features(data_dir, n=60000):
-    path = sorted((data_dir / "linnos" / "flashnet_nvme").glob("*.trace"))[0]
-    trace = pd.read_csv(path, header=None,
-                        names=["ts", "latency", "io_type", "size", "offset", "ts_submit", "size_after"])
-    reads = trace[trace["io_type"] == 1].head(n).reset_index(drop=True)
-    X = pd.DataFrame({f"latency_prev{k}": reads["latency"].shift(k) for k in range(1, 5)})
-    X["size"] = reads["size"]
-    X["gap_ms"] = reads["ts_submit"].diff()
-    X = X.fillna(X.median())
-    return X, (reads["latency"] > reads["latency"].quantile(0.85)).astype(int)
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data-dir", default=None)
-    args = parser.parse_args()
-    X, y = linnos_features(resolve_data_dir(args.data_dir))
-    X_train, X_test = X.iloc[:40000], X.iloc[40000:50000]
-    y_train = y.iloc[:40000]
+def measure(data_dir: Path, repeats: int) -> dict:
+    paths = sorted((data_dir / "linnos" / "flashnet_nvme").glob("*.trace"))
+    X_train, latency = linnos_reads(paths[0], 20_000)
+    X_check, _ = linnos_reads(paths[1], BATCH)
+    y = (latency > np.quantile(latency, 0.85)).astype(int)
+    orders = {"random": X_check.iloc[np.random.default_rng(0).permutation(len(X_check))].reset_index(drop=True),
+              "file": X_check}
     models = {
         "PrDT (ccp_alpha=1e-4)": PrDTClassifier(ccp_alpha=1e-4, random_state=0),
-        "PrDT (unpruned)": PrDTClassifier(random_state=0),
-        "PrAM (10 pairs, 8 bags)": PrAMClassifier(interactions=10, n_jobs=1),
-        "PrAM (no pairs, 4 bags)": PrAMClassifier(interactions=0, outer_bags=4, n_jobs=1),
+        "PrAM (10 pairs, 4 bags)": PrAMClassifier(interactions=10, outer_bags=4, max_rounds=1000, n_jobs=1, random_state=0),
     }
-    rows = []
+    results: dict = {"batch_rows": BATCH, "repeats": repeats, "models": {}}
     for name, model in models.items():
-        start = time.perf_counter()
-        model.fit(X_train, y_train)
-        fit_s = time.perf_counter() - start
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            start = time.process_time()
+            model.fit(X_train, y)
+            fit_s = time.process_time() - start
+        library, library_name = ((plain_tree(model), "scikit-learn") if name.startswith("PrDT")
+                                 else (model.ebm_, "interpret"))
         fast = compile_python(model)
-        rows_np = X_test.to_numpy()
-        rows.append({
-            "model": name,
-            "complexity": model.complexity_,
-            "fit_s": round(fit_s, 2),
-            "predict_1row_us": round(single_row_latency_us(model.predict, X_test), 1),
-            "fast_path_1row_us": round(single_row_latency_us(lambda r: fast(r[0]), rows_np), 3),
-            "predict_10k_batch_us_per_row": round(batch_latency_us(model.predict, X_test), 3),
-        })
-        print(rows[-1], flush=True)
-    print(pd.DataFrame(rows).to_string(index=False))
+        groups = {}
+        for order, frame in orders.items():
+            one_rows = [frame.iloc[[i]] for i in range(ONE_ROW_CALLS)]
+            row_lists = frame.to_numpy().tolist()[:ONE_ROW_CALLS * 10]
+
+            def per_row(predict, one_rows=one_rows):
+                return lambda: cpu_ns(lambda: [predict(row) for row in one_rows], len(one_rows)) / 1e3
+
+            groups[f"batch predict, {order} order (ns/row)"] = {
+                "Primo": lambda frame=frame: cpu_ns(lambda: model.predict(frame), len(frame)),
+                library_name: lambda frame=frame: cpu_ns(lambda: library.predict(frame), len(frame)),
+            }
+            groups[f"1-row predict, {order} order (µs)"] = {
+                "Primo": per_row(model.predict),
+                library_name: per_row(library.predict),
+                "Primo fast path": lambda rows=row_lists: cpu_ns(lambda: [fast(r) for r in rows], len(rows)) / 1e3,
+            }
+        results["models"][name] = {"fit_cpu_s": round(fit_s, 2), "complexity": model.complexity_,
+                                   "results": interleaved_medians(groups, repeats)}
+    return results
+
+
+def report(results: dict) -> str:
+    lines = [f"Fit time and predict latency on LinnOS reads; medians of {results['repeats']} interleaved repeats "
+             "(CPU time); lower is better", ""]
+    for name, r in results["models"].items():
+        lines.append(f"{name}: fit {r['fit_cpu_s']} s CPU, complexity {r['complexity']}")
+        for group, members in r["results"].items():
+            lines.append(f"  {group}")
+            primo_value = members["Primo"]["median"]
+            for contender, m in members.items():
+                ratio = "" if contender.startswith("Primo") else f"  ({speed(m['median'] / primo_value)})"
+                lines.append(f"    {contender:18s} {m['median']:10.3f}{ratio}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", default=None)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--out", default=None, help="also write the numbers as JSON")
+    args = parser.parse_args(argv)
+    results = measure(resolve_data_dir(args.data_dir), args.repeats)
+    print(report(results))
+    if args.out:
+        Path(args.out).write_text(json.dumps(results, indent=1))
 
 
 if __name__ == "__main__":
