@@ -11,7 +11,9 @@ from the interval and the direction the claim asserts:
 * **does not hold**: the whole interval lies on the other side;
 * **within noise**: the interval contains 0 (or there is a single unit, so no interval at all).
 
-:func:`claims_table` renders claims through :func:`primo.report.markdown.table`.
+:func:`claims_table` renders claims through :func:`primo.report.markdown.table`;
+:func:`format_number` formats other numbers the same way (typographic minus). ``Claim.to_dict`` /
+``Claim.from_dict`` keep claims in a ``results.json``.
 
 Example
 -------
@@ -27,7 +29,7 @@ Example
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Literal
 
 import numpy as np
@@ -146,7 +148,7 @@ class Claim:
     expected: Direction
     units: str = "rows"
     number_format: str = "+.3f"
-    note: str = field(default="")
+    note: str = ""
 
     def __post_init__(self):
         verdict(self.difference, self.expected)  # validates `expected` at construction
