@@ -293,11 +293,15 @@ def run(data_dir=None, out="reports/scheduler", settings: Settings = FULL, *, jo
                 results["policy_study"].append(simulate_log(context, settings, packing_model=packing_model,
                                                             throughput_model=throughput_model, holidays=holidays,
                                                             data_dir=data_dir))
-            atomic_write_bytes(out / "results.json", json.dumps(results, indent=2, default=float).encode())
+            _write(results, out)  # after every log: a long run's finished logs are kept and readable
+    _write(results, out)
+    return results
+
+
+def _write(results: dict, out: Path) -> None:
     results["claims"] = [c.to_dict() for c in claims(results)]
     atomic_write_bytes(out / "results.json", json.dumps(results, indent=2, default=float).encode())
     atomic_write_bytes(out / "README.md", render_readme(results, out).encode())
-    return results
 
 
 def _workload_report(context: dict, out: Path, settings: Settings) -> None:
