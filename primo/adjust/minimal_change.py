@@ -154,8 +154,10 @@ class MinimalChangeSearch:
         moves = [(j, value) for j in np.flatnonzero(self.mutable) for value in self._moves(row, j)]
         if not moves:
             return []
+        already, baseline = self._evaluate(row, [{}], key)
+        if already[0]:
+            return [{}]  # x already has the desired outcome
         states, seen, solutions = [{}], set(), []
-        start = self._evaluate(row, [{}], key)[1][0]  # x's own progress
         for level in range(self.max_changes):
             expansions = []
             for state in states:
@@ -181,7 +183,7 @@ class MinimalChangeSearch:
             # changes that raise the outcome most, half to those that raise it most per unit of distance.
             _, first = np.unique(progress[order], return_index=True)
             distinct = order[np.sort(first)]
-            efficiency = (progress[distinct] - start) / np.maximum(distance[distinct], 1e-12)
+            efficiency = (progress[distinct] - baseline[0]) / np.maximum(distance[distinct], 1e-12)
             half = (self.beam_width + 1) // 2
             kept = list(dict.fromkeys([*distinct[:half], *distinct[np.argsort(-efficiency, kind="stable")]]))
             states = [expansions[i] for i in kept[: self.beam_width]]

@@ -136,11 +136,12 @@ def test_regression_range_on_clara_ms(pram_ms, prdt_regressor, clara):
             np.testing.assert_allclose(result.term_deltas.sum(axis=1), result.neighbors["prediction"] - own, atol=1e-9)
 
 
-def test_a_row_already_predicted_as_desired_needs_no_change(prdt_classifier, linnos):
+def test_a_row_already_predicted_as_desired_needs_no_change(prdt_classifier, pram_classifier, linnos):
     X, _ = linnos
-    x = X[prdt_classifier.predict(X) == 1].iloc[0]
-    result = counterfactuals(prdt_classifier, x, 1, X, k=2)
-    assert result.neighbors["n_changed"].iloc[0] == 0 and result.neighbors["distance"].iloc[0] == 0
+    for model in (prdt_classifier, pram_classifier):
+        x = X[model.predict(X) == 1].iloc[0]
+        result = counterfactuals(model, x, 1, X, k=2)
+        assert result.neighbors["n_changed"].iloc[0] == 0 and result.neighbors["distance"].iloc[0] == 0
 
 
 def test_method_choice_is_checked(prdt_classifier, linnos):
