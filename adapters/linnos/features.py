@@ -139,11 +139,17 @@ def digit_encode(raw, latency_unit_us: int = 1) -> np.ndarray:
     latency = np.minimum(
         np.floor(values[:, n_pending:] / latency_unit_us), 10**LATENCY_DIGITS - 1
     ).astype(np.int64)
-    return np.hstack([_digits(pending, PENDING_DIGITS), _digits(latency, LATENCY_DIGITS)])
+    return np.hstack([decimal_digits(pending, PENDING_DIGITS), decimal_digits(latency, LATENCY_DIGITS)])
 
 
-def _digits(values: np.ndarray, n_digits: int) -> np.ndarray:
-    """(n, m) non-negative ints -> (n, m * n_digits) decimal digits, most significant first."""
+def decimal_digits(values: np.ndarray, n_digits: int) -> np.ndarray:
+    """(n, m) non-negative ints -> (n, m * n_digits) decimal digits, most significant first.
+
+    Example
+    -------
+    >>> decimal_digits(np.array([[15, 7]]), 3).tolist()
+    [[0, 1, 5, 0, 0, 7]]
+    """
     powers = 10 ** np.arange(n_digits - 1, -1, -1)
     return ((values[:, :, None] // powers) % 10).reshape(values.shape[0], -1).astype(np.int8)
 

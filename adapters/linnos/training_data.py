@@ -20,8 +20,10 @@ lengths on a different scale.
 
 :func:`load_training_data` turns such a file into this adapter's raw features
 (``features.RAW_FEATURE_NAMES``, ``prev1`` = most recent) plus ``latency_us``, so that Primo's
-trees and the LinnOS network here can train on data collected by LinnOS itself. It has no submit
-times, so it feeds classification, not the failover simulator.
+trees and the LinnOS network here can train on data collected by LinnOS itself
+(``primo casestudy linnos --traces mldrive0.csv ...`` detects the format). It has no submit
+times, so it feeds classification, not the failover simulator. :func:`write_training_data`
+writes reads in the same format.
 
 Example
 -------
@@ -37,8 +39,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from primo.io import atomic_write_bytes
+
 from .features import LATENCY_DIGITS, LATENCY_FEATURES, N_DIGIT_FEATURES, N_HISTORY, PENDING_DIGITS, \
-    PENDING_FEATURES, RAW_FEATURE_NAMES
+    PENDING_FEATURES, RAW_FEATURE_NAMES, decimal_digits
 
 N_FIELDS = N_DIGIT_FEATURES + 1  # 31 digits, then the read's latency
 _DIGITS = frozenset("0123456789")
@@ -86,6 +90,32 @@ def load_training_data(path: str | os.PathLike) -> pd.DataFrame:
         out[f"pending_prev{k}"] = pending[:, N_HISTORY - k]
         out[f"latency_prev{k}"] = latency[:, N_HISTORY - k]
     return pd.DataFrame(out)[["latency_us", *RAW_FEATURE_NAMES]]
+
+
+def write_training_data(reads: pd.DataFrame, path: str | os.PathLike) -> None:
+    """Write reads (``latency_us`` and ``RAW_FEATURE_NAMES``) in LinnOS's training-data format, atomically.
+
+    The inverse of :func:`load_training_data` up to saturation (queue lengths above 999 and
+    latencies above 9,999 µs are written saturated, as LinnOS's parser does). Queue lengths are
+    written as given: reads from ``trace.load_trace`` count I/Os, not LinnOS's 4 KB pages.
+
+    Example
+    -------
+    >>> write_training_data(read_features(load_trace("my.trace")), "mldrive0.csv")  # doctest: +SKIP
+    """
+    missing = {"latency_us", *RAW_FEATURE_NAMES} - set(reads.columns)
+    if missing:
+        raise ValueError(f"reads lack columns {sorted(missing)}")
+    # LinnOS's order: history oldest first, then the current queue length (digit_encode's is the reverse).
+    pending = reads[[f"pending_prev{k}" for k in range(N_HISTORY, 0, -1)] + ["pending_now"]].to_numpy(np.int64)
+    latency = reads[[f"latency_prev{k}" for k in range(N_HISTORY, 0, -1)]].to_numpy(np.int64)
+    own = reads["latency_us"].to_numpy(np.int64)
+    if (pending < 0).any() or (latency < 0).any() or (own < 0).any():
+        raise ValueError("queue lengths and latencies must be non-negative")
+    digits = np.hstack([decimal_digits(np.minimum(pending, 10**PENDING_DIGITS - 1), PENDING_DIGITS),
+                        decimal_digits(np.minimum(latency, 10**LATENCY_DIGITS - 1), LATENCY_DIGITS), own[:, None]])
+    text = "".join(",".join(map(str, row)) + "\n" for row in digits.tolist())
+    atomic_write_bytes(Path(path), text.encode())
 
 
 def is_training_data(path: str | os.PathLike) -> bool:

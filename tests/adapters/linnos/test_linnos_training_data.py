@@ -5,7 +5,9 @@ import numpy as np
 import pytest
 
 from adapters.linnos.features import RAW_FEATURE_NAMES, digit_encode
-from adapters.linnos.training_data import TrainingDataFormatError, is_training_data, load_training_data
+from adapters.linnos.training_data import (
+    TrainingDataFormatError, is_training_data, load_training_data, write_training_data,
+)
 
 FIXTURE = Path(__file__).parent / "data" / "mldrive_fixture.csv"
 
@@ -58,3 +60,21 @@ def test_malformed_files_are_refused_with_the_line(tmp_path, content, message):
 def test_missing_file():
     with pytest.raises(FileNotFoundError, match="not found"):
         load_training_data("no/such/mldrive.csv")
+
+
+def test_writer_is_the_loaders_inverse(tmp_path):
+    reads = load_training_data(FIXTURE)
+    out = tmp_path / "mldrive0.csv"
+    write_training_data(reads, out)
+    assert out.read_text().splitlines() == [line for line in FIXTURE.read_text().splitlines() if line]
+
+
+def test_writer_saturates_like_linnos(tmp_path):
+    reads = load_training_data(FIXTURE).iloc[:1].copy()
+    reads["pending_now"], reads["latency_prev2"] = 1500, 25000
+    out = tmp_path / "saturated.csv"
+    write_training_data(reads, out)
+    back = load_training_data(out)
+    assert back.loc[0, "pending_now"] == 999 and back.loc[0, "latency_prev2"] == 9999
+    with pytest.raises(ValueError, match="lack columns"):
+        write_training_data(reads.drop(columns="pending_now"), out)
