@@ -1,21 +1,21 @@
-"""ONNX export: PrDT and PrAM as an ONNX-ML ``TreeEnsembleRegressor`` (ai.onnx.ml opset 3) plus a few standard ops.
+"""ONNX export: PrDT and PrAM as ONNX-ML tree ensembles plus a few standard ops.
 
-A PrAM is binned the way interpret bins it, but each feature **once**: one small tree per feature
-searches the union of that feature's bin edges (main terms and pairs may be cut differently, see
-:func:`~primo.export.tables.share_binnings`) with a balanced binary search, and each of its leaves adds,
-for every term that reads the feature, that bin's share of the term's row-major index into one
-concatenated score table (pairs: ``bin_a · n_b + bin_b``, summed over the two features' trees). One
-``Gather`` then fetches every term's score and a ``ReduceSum`` adds them; the intercept comes last.
-Indices travel as float32 (the operator's output type), exact below 2^24 table entries. Missing
-values are rewritten to -inf first (a real -inf to the lowest finite float, the same bin), so one
-``x <= -inf`` test at the bottom of the lowest bin sends them to bin 0; categorical searches end in an
-equality test, so unseen values reach the unseen bin.
+A PrAM (a ``TreeEnsembleRegressor``, ai.onnx.ml opset 3) is binned the way interpret bins it, but
+each feature **once**: one small tree per feature searches the union of that feature's bin edges
+(main terms and pairs may be cut differently, see :func:`~primo.export.tables.share_binnings`) with
+a balanced binary search, and each of its leaves adds, for every term that reads the feature, that
+bin's share of the term's row-major index into one concatenated score table (pairs:
+``bin_a · n_b + bin_b``, summed over the two features' trees). One ``Gather`` then fetches every
+term's score and a ``ReduceSum`` adds them; the intercept comes last. Indices travel as float32 (the
+operator's output type), exact below 2^24 table entries. Each tree's root ``x <= +inf`` fails only
+for NaN, which sends missing values to bin 0 without onnxruntime's per-node NaN checks; categorical
+searches end in an equality test, so unseen values reach the unseen bin.
 
-A PrDT is its own tree, built the way skl2onnx builds one (float32 inputs and thresholds): the input is
-rounded to float32 as scikit-learn does, each float64 threshold ``t`` becomes the largest float32
-``t32 <= t`` (for a float32 ``x``, ``x <= t`` ⟺ ``x <= t32``), each node's missing-value direction is kept
-(skl2onnx ignores it), and the tree returns the leaf number, which picks float64 probabilities or
-values from a table (skl2onnx returns float32 outputs).
+A PrDT is its own tree, an ONNX-ML ``TreeEnsemble`` (opset 5) on the float64 input: each float64
+threshold ``t`` becomes ``float32_threshold(t)``, the float64 test equal to scikit-learn's
+``float32(x) <= t`` (so the input needs no rounding), and each node's missing-value direction is
+kept (skl2onnx ignores it). A regressor's leaves hold its float64 values; a classifier's hold the
+leaf number, which picks float64 probabilities and the label (skl2onnx returns float32 outputs).
 
 Graph input ``X``: float64 ``[N, n_features]`` (see :mod:`primo.export.tables` for missing values and
 categories). Text categories are passed as codes; the model's metadata property
@@ -39,7 +39,9 @@ from primo.export.codegen import float32_threshold, json_literal
 from primo.export.tables import AdditiveTables, Binning, TreeTables, model_tables
 
 OPSET = 21
-ML_OPSET = 3  # TreeEnsembleRegressor, float64 thresholds through ``nodes_values_as_tensor``
+# PrAM: TreeEnsembleRegressor (opset 3), whose leaves may feed several targets (float32 output).
+# PrDT: TreeEnsemble (opset 5), whose float64 leaf weights are the model's outputs themselves.
+ML_OPSET = {"additive": 3, "tree": 5}
 IR_VERSION = 10  # what onnxruntime ≥ 1.20 reads
 #: PrAM score indices travel as float32 (the operator's output), exact up to 2^24.
 MAX_SCORE_ENTRIES = 2 ** 24
@@ -136,7 +138,8 @@ def to_onnx(model, *, name: str = "primo_model") -> onnx.ModelProto:
     onnx_model = helper.make_model(
         helper.make_graph(graph.nodes, name, [graph.input], graph.outputs, graph.initializers),
         ir_version=IR_VERSION,
-        opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid("ai.onnx.ml", ML_OPSET)],
+        opset_imports=[helper.make_opsetid("", OPSET),
+                       helper.make_opsetid("ai.onnx.ml", ML_OPSET["tree" if isinstance(tables, TreeTables) else "additive"])],
         producer_name="primo",
         doc_string=f"{type(model).__name__} exported by primo.export.to_onnx",
     )
@@ -187,27 +190,45 @@ class _Graph:
 
 
 def _tree_graph(t: TreeTables, graph: _Graph) -> None:
-    ensemble = _Ensemble(float64_splits=True)
-    children: dict[int, tuple] = {}
-    # Children before parents: scikit-learn numbers every child after its parent.
-    for node in reversed(range(len(t.left))):
-        if t.left[node] == -1:
-            children[node] = ensemble.leaf({0: t.leaf_index[node]})
-        else:
-            children[node] = ensemble.node(t.feature[node], float32_threshold(t.threshold[node]),
-                                           children.pop(t.left[node]), children.pop(t.right[node]),
-                                           missing_true=t.missing_left[node])
-    ensemble.add_tree(children[0])
-    graph.nodes.append(ensemble.make_node("X", "leaf_number", 1))
-    leaf = graph.op("Cast", [graph.op("Squeeze", ["leaf_number", graph.constant("axis1", np.array([1]))], "leaf_float")],
-                    "leaf", to=TensorProto.INT64)
-    if t.is_classifier:
-        graph.op("Gather", [graph.constant("leaf_proba", t.leaf_values), leaf], "probabilities", axis=0)
-        graph.output("probabilities", TensorProto.DOUBLE, [None, len(t.classes)])
-        graph.classify(leaf, t, labels=np.asarray(t.classes)[t.leaf_labels])  # one Gather: each leaf's label
+    """The tree as a ``TreeEnsemble`` (float64 leaf weights): a regressor's leaves hold its values, so
+    nothing follows the tree; a classifier's hold the leaf number, which picks the float64
+    probabilities and the label (one tree copy per class measured 2× slower than these two lookups).
+
+    Thresholds are ``float32_threshold(t)``: the float64 test equal to scikit-learn's
+    ``float32(x) <= t``, so the float64 input needs no rounding.
+    """
+    internal = np.flatnonzero(t.left != -1)
+    n_leaves = len(t.leaf_values)
+    position = np.empty(len(t.left), dtype=np.int64)
+    position[internal] = np.arange(len(internal))
+    position[t.left == -1] = np.arange(n_leaves)  # leaf numbers count leaves in node order, as here
+    if len(internal) == 0:  # a single leaf: one node whose branches both reach it
+        features, splits, missing, true_ids, false_ids, true_leaf, false_leaf = [0], [0.0], [0], [0], [0], [1], [1]
     else:
-        graph.op("Gather", [graph.constant("leaf_value", t.leaf_values[:, 0]), leaf], "prediction", axis=0)
+        features, missing = t.feature[internal].tolist(), t.missing_left[internal].astype(int).tolist()
+        splits = [float32_threshold(v) for v in t.threshold[internal]]
+        true_ids, false_ids = position[t.left[internal]].tolist(), position[t.right[internal]].tolist()
+        true_leaf = (t.left[t.left[internal]] == -1).astype(int).tolist()
+        false_leaf = (t.left[t.right[internal]] == -1).astype(int).tolist()
+    weights = np.arange(n_leaves, dtype=np.float64) if t.is_classifier else t.leaf_values[:, 0]
+    graph.nodes.append(helper.make_node(
+        "TreeEnsemble", ["X"], ["tree_output"], domain="ai.onnx.ml",
+        aggregate_function=1, post_transform=0, n_targets=1, tree_roots=[0],  # SUM, NONE
+        nodes_featureids=features, nodes_splits=numpy_helper.from_array(np.asarray(splits, dtype=np.float64)),
+        nodes_modes=numpy_helper.from_array(np.zeros(len(splits), dtype=np.uint8)),  # BRANCH_LEQ
+        nodes_truenodeids=true_ids, nodes_trueleafs=true_leaf, nodes_falsenodeids=false_ids, nodes_falseleafs=false_leaf,
+        nodes_missing_value_tracks_true=missing,
+        leaf_targetids=[0] * n_leaves, leaf_weights=numpy_helper.from_array(weights),
+    ))
+    output = graph.op("Squeeze", ["tree_output", graph.constant("axis1", np.array([1]))],
+                      "leaf_double" if t.is_classifier else "prediction")
+    if not t.is_classifier:
         graph.output("prediction", TensorProto.DOUBLE, [None])
+        return
+    leaf = graph.op("Cast", [output], "leaf", to=TensorProto.INT64)
+    graph.op("Gather", [graph.constant("leaf_proba", t.leaf_values), leaf], "probabilities", axis=0)
+    graph.output("probabilities", TensorProto.DOUBLE, [None, len(t.classes)])
+    graph.classify(leaf, t, labels=np.asarray(t.classes)[t.leaf_labels])  # one Gather: each leaf's label
 
 
 def _additive_graph(t: AdditiveTables, graph: _Graph) -> None:
