@@ -139,8 +139,11 @@ def main(argv: list[str] | None = None) -> int:
     # -v: Primo's (and the case studies') progress logs; -vv: every library's debug logs too
     logging.basicConfig(level=logging.DEBUG if args.verbose > 1 else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
-    for name in ("primo", "adapters"):
-        logging.getLogger(name).setLevel([logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)])
+    project_loggers = {name: logging.getLogger(name) for name in ("primo", "adapters")}
+    levels_before = {name: logger.level for name, logger in project_loggers.items()}
+    if args.verbose:
+        for logger in project_loggers.values():
+            logger.setLevel(logging.INFO if args.verbose == 1 else logging.DEBUG)
     summary = WarningSummary()
     search_filter = _SearchWarningFilter(summary)
     handlers = list(logging.getLogger().handlers)
@@ -160,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         for handler in handlers:
             handler.removeFilter(search_filter)
+        for name, logger in project_loggers.items():  # main() may run again in the same process (tests)
+            logger.setLevel(levels_before[name])
         summary.record(caught)
         for line in summary.lines(args.command, verbose=args.verbose > 0):
             print(line, file=sys.stderr)

@@ -1,4 +1,5 @@
-"""The ``primo`` command end to end on real data: fit, predict, info, errors."""
+"""The ``primo`` command end to end on real data: fit, predict, info, errors; start-up and warnings."""
+import logging
 import subprocess
 import sys
 
@@ -117,7 +118,9 @@ def test_third_party_warnings_are_summarised_once_and_shown_with_verbose(monkeyp
             in err)
     assert "Missing values detected" not in err and "skopt point" not in err and "warn(" not in err
 
+    level_before = logging.getLogger("primo").level
     assert main(["-v", "predict", "model.primo", "data.csv"]) == 0
+    assert logging.getLogger("primo").level == level_before  # -v lasts one command
     err = capsys.readouterr().err
     assert "primo predict: 2 warnings from interpret:" in err
     assert "1x UserWarning: Missing values detected" in err and "5x UserWarning: skopt point" in err
