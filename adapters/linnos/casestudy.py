@@ -20,8 +20,10 @@ different traces) runs only with at least 3 distinct traces. Written to ``--out`
 * ``models/<trace>_<model>.primo``: the main mode's Primo models (``primo.load`` reads them);
 * ``c/<trace>_primo_{e,p}.h``: their integer C exports (``primo.export``, no floating point).
 
-LinnOS's own training-data files (digit lines, ``training_data``) have no submit times, so they
-cannot drive the simulator; they are refused here with a pointer to ``training_data.load_training_data``.
+``--traces`` also takes LinnOS's own training-data files (``mlData/mldrive<N>.csv``, digit lines,
+detected; see ``training_data``): every model is trained and measured on them as on a trace, but
+they have no submit times, so a run with any of them simulates no array, and their history is the
+``completed`` one only. Their queue lengths count 4 KB pages, a trace's count I/Os.
 
 ``--quick`` runs a smoke version (2 traces, 4,000 reads each, 3 epochs, 4 search trials) in well
 under a minute; its numbers are not results.
@@ -92,15 +94,23 @@ def run(data_dir, out_dir, settings: Settings = Settings(), max_traces: int | No
     main_history = MAIN_HISTORY if MAIN_HISTORY in histories else histories[0]
     histories = [main_history] + [h for h in histories if h != main_history]
     paths = check_traces(traces if traces is not None else list_traces(resolve_data_dir(data_dir)))[:max_traces]
-    layouts = array_layouts(len(paths))
-    if "traces" not in layouts:
+    untimed = [p.name for p in paths if is_training_data(p)]
+    if untimed and "submitted" in histories:
+        if histories == ["submitted"]:
+            raise ValueError(f"LinnOS training data ({', '.join(untimed)}) holds the 'completed' history only")
+        logger.info("LinnOS training data among the inputs: the 'submitted' history is left out")
+        histories = [h for h in histories if h != "submitted"]
+    layouts = () if untimed else array_layouts(len(paths))
+    if untimed:
+        logger.info("no failover simulation: %s have no submit times", ", ".join(untimed))
+    elif "traces" not in layouts:
         logger.info("%d trace(s): only the 'shifted' array layout (the 'traces' layout needs %d distinct traces)",
                     len(paths), N_ARRAY_DEVICES)
     out.mkdir(parents=True, exist_ok=True)
     results: dict = {
         "settings": {**vars(settings), "max_traces": max_traces, "histories": histories,
                      "main_history": main_history, "traces": [p.name for p in paths],
-                     "default_traces": traces is None, "layouts": list(layouts)},
+                     "default_traces": traces is None, "layouts": list(layouts), "untimed_inputs": untimed},
         "machine": {"cpus": os.cpu_count(), "load_average_at_start": list(os.getloadavg()),
                     "python": platform.python_version()},
         "modes": {},
@@ -126,7 +136,7 @@ def run(data_dir, out_dir, settings: Settings = Settings(), max_traces: int | No
 
 
 def check_traces(paths) -> list[Path]:
-    """The trace files as paths: each must exist, appear once, and be a trace (not LinnOS training data).
+    """The input files as paths: each must exist and appear once.
 
     Example
     -------
@@ -145,11 +155,6 @@ def check_traces(paths) -> list[Path]:
             raise ValueError(f"trace {path} is given twice ({seen[key]} and {path}): each trace is one device, "
                              "and a device cannot be its own replica")
         seen[key] = path
-        if is_training_data(path):
-            raise ValueError(f"{path} is LinnOS training data (31 digits and a latency per read): it has no submit "
-                             "times, so the failover simulation cannot replay it. Pass the replayed trace it came "
-                             "from, or load it with adapters.linnos.training_data.load_training_data to train and "
-                             "score models on it.")
     return paths
 
 
@@ -182,8 +187,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="shared data directory (default: $PRIMO_DATA_DIR or ../shared/data)")
     parser.add_argument("--out", type=Path, default=Path("reports/linnos"), help="output folder")
     parser.add_argument("--traces", nargs="+", type=Path, metavar="FILE",
-                        help="FlashNet-format trace files, one per device (default: the shared data's four); "
-                             "with fewer than 3 only the time-shifted array is simulated")
+                        help="FlashNet-format trace files or LinnOS training-data files (format detected), one per "
+                             "device (default: the shared data's four traces); with fewer than 3 traces only the "
+                             "time-shifted array is simulated, with training data none")
     parser.add_argument("--history", choices=HISTORY_MODES, default=None,
                         help="run one history mode only (default: both, 'completed' being the main one)")
     parser.add_argument("--quick", action="store_true", help="fast smoke run on a subset (numbers are not results)")

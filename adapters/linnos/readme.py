@@ -90,7 +90,8 @@ def render_readme(results: dict) -> str:
                 _robustness(mode),
                 _generalization(mode),
             ]
-    parts.append(CHANGES)
+    if results["settings"].get("default_traces", True):  # CHANGES is about the committed report only
+        parts.append(CHANGES)
     parts.append(_assumptions(results))
     return "\n\n".join(parts) + "\n"
 
@@ -108,7 +109,10 @@ def _header(results: dict) -> str:
                 "NVMe SSD)")
     else:
         command = "primo casestudy linnos --traces " + " ".join(names) + " --out DIR"
-        data = f"{len(names)} trace(s) given on the command line ({', '.join(f'`{n}`' for n in names)})"
+        data = f"{len(names)} file(s) given on the command line ({', '.join(f'`{n}`' for n in names)})"
+        if s.get("untimed_inputs"):
+            data += (f"; {', '.join(f'`{n}`' for n in s['untimed_inputs'])} are LinnOS training data (digit lines, "
+                     "queue lengths in 4 KB pages, no submit times: no array simulated)")
     if len(s.get("histories", [])) == 1:
         command += f" --history {s['histories'][0]}"
     return "\n".join([
@@ -153,7 +157,7 @@ def paper_claims(results: dict) -> dict[str, list[Claim]]:
 def _mode_claims(mode: dict) -> list[Claim]:
     traces = mode["traces"]
     layout = "traces" if "traces" in mode["simulation"] else "shifted"
-    arrays = list(mode["simulation"][layout].values())
+    arrays = list(mode["simulation"].get(layout, {}).values())
     array_units = f"arrays (`{layout}`)"
 
     def per_array(policy, key):
@@ -178,7 +182,7 @@ def _mode_claims(mode: dict) -> list[Claim]:
                    f"{format_number(np.mean(b), number_format.lstrip('+'))}{unit} (means)"
         return Claim(statement, paper_value, source, measured, d, expected, units=units, number_format=number_format)
 
-    claims = [
+    latency_claims = [
         relative("LinnOS lowers the mean read latency against Base", per_array("LinnOS", "mean_vs_base"),
                  "−26.2%", "LinnOS vs Base, Fig. 5.7", "LinnOS", (-0.262,)),
         *(relative(f"{name} lowers the mean read latency against Base", per_array(name, "mean_vs_base"),
@@ -192,6 +196,8 @@ def _mode_claims(mode: dict) -> list[Claim]:
                    paper, "Primo-P vs Base, Fig. 5.8", "Primo-P", (1 / factor - 1,))
           for q, paper, factor in (("p99", "7.9× lower (−87%)", 7.9), ("p99.9", "4.3× lower (−77%)", 4.3),
                                    ("p99.99", "2.3× lower (−57%)", 2.3))),
+    ] if arrays else []  # no array was simulated (inputs without submit times)
+    claims = latency_claims + [
         compare("Bayesian optimization raises the slow-class F1 (Primo-P vs the unpruned tree)",
                 per_trace(lambda t: t["models"]["Primo-P"]["f1_slow"]), per_trace(lambda t: t["no_search"]["f1_slow"]),
                 ("Primo-P", "unpruned"), "0.8518 vs 0.8089", "Primo w/ vs w/o BO, Table 5.6", "higher", "+.3f"),
@@ -273,9 +279,12 @@ def _reading(mode: dict) -> str:
         fs = sum(t["models"][name]["false_submit_rate"] < t["models"]["LinnOS"]["false_submit_rate"] for t in traces)
         fr = sum(t["models"][name]["false_revoke_rate"] > t["models"]["LinnOS"]["false_revoke_rate"] for t in traces)
         mean = sum(a[name]["mean_us"] < a["LinnOS"]["mean_us"] for a in arrays)
+        simulated = (f"; lower mean simulated latency on {mean} of {len(arrays)} arrays (layouts: "
+                     f"{', '.join(f'`{layout}`' for layout in mode['simulation'])})" if arrays else "")
         lines.append(f"* **{name}** vs LinnOS: higher F1 on {f1} of {n} traces, fewer false submits on {fs} of {n} "
-                     f"(more false revokes on {fr} of {n}); lower mean simulated latency on {mean} of {len(arrays)} "
-                     f"arrays (layouts: {', '.join(f'`{layout}`' for layout in mode['simulation'])}).")
+                     f"(more false revokes on {fr} of {n}){simulated}.")
+    if not arrays:
+        return "\n".join(lines + ["* No failover array was simulated: the inputs have no submit times."])
     oracle = [a["Oracle"]["mean_vs_base"] for a in arrays]
     lines.append(f"* Even the Oracle (a perfect p85 classifier) lowers the mean latency by only "
                  f"{_pct_span([1 - r for r in oracle])} in these arrays: only the slowest 15% of reads move, "
@@ -366,6 +375,9 @@ def _classification(mode: dict) -> str:
 
 
 def _simulation(mode: dict, layout: str) -> str:
+    if not mode["simulation"]:
+        return (f"### Simulated 3-device array, layout `{layout}`\n\nNot run: LinnOS training data has no submit "
+                "times to replay.")
     if layout not in mode["simulation"]:
         return (f"### Simulated 3-device array, layout `{layout}`\n\nNot run: it needs at least 3 distinct traces "
                 f"and this run has {len(mode['traces'])}; a trace cannot be its own replica.")
@@ -537,6 +549,9 @@ def _generalization(mode: dict) -> str:
 def _assumptions(results: dict) -> str:
     mode = results["modes"].get(results["settings"]["main_history"]) or next(iter(results["modes"].values()))
     base = [policies["Base"]["mean_us"] for layout in mode["simulation"].values() for policies in layout.values()]
+    base_text = (f"Mean Base latencies are {min(base) / 1000:.1f}–{max(base) / 1000:.1f} ms, so a few µs of inference "
+                 "hardly matter here, unlike on the paper's SSDs." if base else
+                 "No array was simulated in this run (its inputs have no submit times).")
     linnos_us = [t["inference_ns"]["LinnOS"]["median_ns"] / 1000 for t in mode["traces"]]
     other = [m for h, m in results["modes"].items() if h != results["settings"]["main_history"]]
     artifact_f1 = ([t["models"]["Primo-P"]["f1_slow"] for t in other[0]["traces"]] if other
@@ -547,9 +562,7 @@ def _assumptions(results: dict) -> str:
         "* **Traces, not the paper's SSDs.** The paper replays Microsoft Bing traces on three CloudLab SSDs "
         "with a background writer. Here each FlashNet trace is one device: its recorded latencies are the "
         "device's answers (open loop: failing a read over adds no load to the replica, and each device's "
-        "features are those it had when recorded). Mean Base latencies are "
-        f"{min(base) / 1000:.1f}–{max(base) / 1000:.1f} ms, so a few µs of inference hardly matter here, unlike on "
-        "the paper's SSDs.",
+        "features are those it had when recorded). " + base_text,
         "* **Arrays.** `traces`: three different traces as replicas (different workloads, independent slow "
         "periods); `shifted`: one trace shifted in time (same device). A read predicted slow goes to the next "
         "replica; the last replica always serves it (no inference there). Failover itself is free, as the "

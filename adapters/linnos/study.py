@@ -46,6 +46,7 @@ from .robustness import add_feature_noise, subsample_training
 from .simulator import (BASE, N_ARRAY_DEVICES, FailoverPolicy, OraclePredictor, ReplicaDevice, array_members,
                         simulate_array)
 from .trace import load_trace
+from .training_data import is_training_data, load_training_data
 
 logger = logging.getLogger(__name__)
 
@@ -90,7 +91,7 @@ def study_trace(path: Path, history: str, settings: Settings, *, full: bool = Tr
     ``full=False`` skips distillation and the 10%-training experiment (used for the
     artifact-style history, a comparison only).
     """
-    reads = read_features(load_trace(path), history=history)
+    reads = load_reads(path, history)
     if settings.max_reads:
         reads = reads.iloc[: settings.max_reads]
     train, test = split_by_time(reads)
@@ -98,7 +99,8 @@ def study_trace(path: Path, history: str, settings: Settings, *, full: bool = Tr
     X_train, X_test = train[RAW_FEATURE_NAMES], test[RAW_FEATURE_NAMES]
     y_train, y_test = label_slow(train["latency_us"], threshold), label_slow(test["latency_us"], threshold)
     result: dict = {
-        "trace": path.name, "history": history, "n_reads": len(reads), "n_train": len(train), "n_test": len(test),
+        "trace": path.name, "history": history, "format": "linnos-training-data" if is_training_data(path) else "trace",
+        "n_reads": len(reads), "n_train": len(train), "n_test": len(test),
         "threshold_us": threshold, "inflection_us": slow_threshold(train["latency_us"], "inflection"),
         "test_slow_fraction": float(y_test.mean()),
         "queue_length": queue_length_signal(train["pending_now"], y_train),
@@ -133,6 +135,26 @@ def study_trace(path: Path, history: str, settings: Settings, *, full: bool = Tr
     cost_us = {name: inference[name]["median_ns"] / 1000 for name in predictors}
     models = TraceModels(path.name, test, threshold, predictors, cost_us, scorers, trees)
     return result, models
+
+
+def load_reads(path: Path, history: str) -> pd.DataFrame:
+    """One row per read with ``latency_us`` and the raw features, from a trace or LinnOS training data.
+
+    A FlashNet-format trace gives ``submit_us`` too (``features.read_features``); LinnOS's own
+    training data (``training_data``, detected by its digit lines) has no times and holds the
+    ``completed`` history only.
+
+    Example
+    -------
+    >>> load_reads(Path("mldrive0.csv"), "completed").columns[:2].tolist()  # doctest: +SKIP
+    ['latency_us', 'pending_now']
+    """
+    if not is_training_data(path):
+        return read_features(load_trace(path), history=history)
+    if history != "completed":
+        raise ValueError(f"{path} is LinnOS training data, whose history is the reads completed last; the "
+                         f"{history!r} history cannot be computed from it (use --history completed)")
+    return load_training_data(path)
 
 
 def queue_length_signal(pending_now, y) -> dict:

@@ -9,8 +9,9 @@ import pytest
 import primo
 from adapters.linnos.casestudy import check_traces, main, run
 from adapters.linnos.features import RAW_FEATURE_NAMES
-from adapters.linnos.study import Settings, TraceModels, generalization, simulate
+from adapters.linnos.study import Settings, TraceModels, generalization, load_reads, simulate
 from adapters.linnos.trace import list_traces
+from adapters.linnos.training_data import write_training_data
 from tests.adapters.linnos.helpers import Constant
 
 
@@ -118,10 +119,6 @@ def test_trace_files_are_checked(tmp_path, data_dir):
     trace = list_traces(data_dir)[0]
     with pytest.raises(ValueError, match="given twice"):
         check_traces([trace, trace.parent / "." / trace.name])  # the same file, spelled differently
-    digits = tmp_path / "mldrive0.csv"
-    digits.write_text(",".join(["0"] * 31 + ["250"]) + "\n")
-    with pytest.raises(ValueError, match="LinnOS training data"):
-        check_traces([digits])
     with pytest.raises(FileNotFoundError, match="not found"):
         check_traces([tmp_path / "missing.trace"])
     with pytest.raises(ValueError, match="no trace files"):
@@ -131,3 +128,22 @@ def test_trace_files_are_checked(tmp_path, data_dir):
 def test_history_modes_are_checked(tmp_path):
     with pytest.raises(ValueError, match="history modes"):
         run(None, tmp_path, histories=["future"])
+
+
+def test_linnos_training_data_is_studied_without_arrays(data_dir, tmp_path):
+    reads = load_reads(list_traces(data_dir)[1], "completed").iloc[:2000]
+    digits = tmp_path / "mldrive0.csv"
+    write_training_data(reads, digits)
+    tiny = Settings(epochs=2, n_trials=3, noise_seeds=1, c_passes=1)
+    results = run(None, tmp_path / "out", tiny, traces=[digits])  # both histories asked: 'submitted' is left out
+    assert list(results["modes"]) == ["completed"] and results["settings"]["untimed_inputs"] == ["mldrive0.csv"]
+    mode = results["modes"]["completed"]
+    assert mode["simulation"] == {} and mode["traces"][0]["format"] == "linnos-training-data"
+    assert mode["traces"][0]["n_reads"] == 2000
+    statements = [c["statement"] for c in results["claims"]["completed"]]
+    assert statements and not any("latency" in s for s in statements)
+    readme = (tmp_path / "out" / "README.md").read_text()
+    assert "no submit times" in readme and "Not run: LinnOS training data" in readme
+    assert "What moved in this report" not in readme  # that section is about the committed report only
+    with pytest.raises(ValueError, match="'completed' history only"):
+        run(None, tmp_path / "out2", tiny, histories=["submitted"], traces=[digits])
