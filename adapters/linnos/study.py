@@ -1,7 +1,8 @@
 """The phase-2 measurements of the LinnOS case study, one trace and one history mode at a time.
 
-``study_trace`` takes one FlashNet trace and measures, on its last 20% of reads (by time; the
-first 80% train, p85 slow threshold from the training reads):
+``study_trace`` takes one FlashNet trace (or LinnOS's own training data, ``load_reads``) and
+measures, on its last 20% of reads (by time; the first 80% train, p85 slow threshold from the
+training reads):
 
 * classification (false submit / false revoke rate, slow F1) of LinnOS (biased 31-256-1 network),
   Primo-E and Primo-P (searched PrDTs, ``primo_models.search_tree``), the unpruned tree (the "no
