@@ -45,9 +45,10 @@ CHANGES = "\n".join([
     "now runs the `shifted` layout alone, and `--traces FILE...` / `--history` take a user's own traces.",
     "* **Regenerated** with the same command and seed. LinnOS, Primo-E and Primo-D (hard) answer as before. "
     "Primo-P's and Primo-D (soft)'s searches chose other `ccp_alpha` values (e.g. Primo-P on `most_rand_iops.537`: "
-    "4 → 13 leaves, same F1; mean Primo-P F1 0.356 → 0.352, mean latency vs Base −9.4% → −9.9%): the PrDT and "
-    "search commits since the previous regeneration (such as Laplace-smoothed leaves applied before pruning) move "
-    "the pruning path; this run did not isolate which one. Timings (training CPU seconds, C cost per prediction, "
+    "4 → 13 leaves, same F1; mean Primo-P F1 0.356 → 0.352, mean latency vs Base −9.4% → −9.9%). Primo-D (soft) "
+    "moved because soft-label distillation now grows a regression tree on the network's probabilities (issue 20); "
+    "Primo-P because of the PrDT and search commits since the previous regeneration (such as Laplace-smoothed "
+    "leaves applied before pruning), which move the pruning path; this run did not isolate which one. Timings (training CPU seconds, C cost per prediction, "
     "hence a few µs in simulated latencies) are re-measured under this run's machine load (load average ≈ 12 on "
     "2 cores: wall times are inflated).",
 ])
