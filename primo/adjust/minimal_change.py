@@ -114,8 +114,11 @@ class MinimalChangeSearch:
                         if j not in self.categorical}
         self._categories = {j: _observed_categories(self.reference.iloc[:, j]) for j in self.categorical}
         self._means = {j: float(pd.to_numeric(self.reference.iloc[:, j], errors="coerce").mean()) for j in self._ranges}
+        self._scales = self.feature_scales.to_numpy(dtype=float)
         if self.family == "prdt":
             self._boxes = _LeafBoxes(model, self._ranges, self._categories)
+        else:
+            self._cuts = {j: _pram_cuts(model.ebm_, j) for j in self._ranges}
 
     # ------------------------------------------------------------------ queries
     def query(self, x, desired, k: int = 5) -> CounterfactualResult:
@@ -151,7 +154,8 @@ class MinimalChangeSearch:
     # ------------------------------------------------------------------ PrAM
     def _beam(self, row: pd.DataFrame, key, k: int) -> list[dict]:
         """Changes ({feature position: new value}) that give the desired outcome, by beam search."""
-        moves = [(j, value) for j in np.flatnonzero(self.mutable) for value in self._moves(row, j)]
+        target = self._target(row)
+        moves = [(j, value) for j in np.flatnonzero(self.mutable) for value in self._moves(row, j, target)]
         if not moves:
             return []
         already, baseline = self._evaluate(row, [{}], key)
@@ -165,7 +169,7 @@ class MinimalChangeSearch:
                     if j in state:
                         continue
                     change = {**state, j: value}
-                    signature = frozenset((f, _hashable(v)) for f, v in change.items())
+                    signature = frozenset(change.items())  # values are numbers or text, never NaN
                     if signature not in seen:
                         seen.add(signature)
                         expansions.append(change)
@@ -203,13 +207,15 @@ class MinimalChangeSearch:
 
     def _shrink(self, row: pd.DataFrame, change: dict, key) -> dict:
         """Move each changed feature back to x, or to the candidate closest to x, while the outcome holds."""
-        change = dict(change)
-        x = row.iloc[0]
-        for j in sorted(change, key=lambda f: -self._feature_distance(x, f, change[f])):
+        change, target = dict(change), self._target(row)
+
+        def cost(j, value):
+            return self._feature_distance(row, target, j, value)
+
+        for j in sorted(change, key=lambda f: -cost(f, change[f])):
             options = [{f: v for f, v in change.items() if f != j}] if len(change) > 1 else []
-            closer = sorted((v for v in self._moves(row, j)
-                             if self._feature_distance(x, j, v) < self._feature_distance(x, j, change[j])),
-                            key=lambda v: self._feature_distance(x, j, v))
+            closer = sorted((v for v in self._moves(row, j, target) if cost(j, v) < cost(j, change[j])),
+                            key=lambda v: cost(j, v))
             options += [{**change, j: v} for v in closer]
             if not options:
                 continue
@@ -218,16 +224,16 @@ class MinimalChangeSearch:
                 change = options[int(np.argmax(met))]  # options are ordered smallest first
         return change
 
-    def _moves(self, row: pd.DataFrame, j: int) -> list:
-        """The values feature ``j`` of ``row`` can move to: the nearest point of each other bin."""
-        x = row.iloc[0, j]
+    def _moves(self, row: pd.DataFrame, j: int, target: dict) -> list:
+        """The values feature ``j`` of ``row`` can move to: the nearest point of each other bin
+        (nearest to ``target``, see :meth:`_target`)."""
+        x = row.iat[0, j]
         if j in self.categorical:
             return [c for c in self._categories[j] if pd.isna(x) or c != str(x)]
         low, high, integer = self._ranges[j]
         if not np.isfinite(low):
             return []  # no observed value
-        target = self._target(row)[j]
-        cuts = _pram_cuts(self.model.ebm_, j)
+        cuts = self._cuts[j]
         edges = np.concatenate([[-np.inf], cuts, [np.inf]])
         starts, ends = edges[:-1], edges[1:]  # bin = [start, end): interpret puts a value equal to a cut above it
         if integer:
@@ -238,66 +244,62 @@ class MinimalChangeSearch:
         feasible = lows <= highs
         if not pd.isna(x):
             feasible &= ~((starts <= x) & (x < ends))  # x's own bin is no change
-        values = np.clip(target, lows[feasible], highs[feasible])
+        values = np.clip(target[j], lows[feasible], highs[feasible])
         return [float(v) for v in values]
 
     def _evaluate(self, row: pd.DataFrame, changes: list[dict], key) -> tuple[np.ndarray, np.ndarray]:
         """Whether the model gives each changed row the desired outcome, and how close it gets."""
-        frame = self._apply(row, changes)
-        inputs = model_input(self.model, frame)
-        predictions = np.asarray(self.model.predict(inputs))
-        met = meets_desired(self.model, predictions, key)
+        inputs = model_input(self.model, self._apply(row, changes))
         if hasattr(self.model, "classes_"):
+            # One pass: a PrAM predicts its most probable class (what is returned is verified by predict).
             probabilities = self.model.predict_proba(inputs)
             column = list(self.model.classes_).index(key)
             others = np.delete(probabilities, column, axis=1)
             progress = probabilities[:, column] - others.max(axis=1)
-        else:
-            values = predictions.astype(float)
-            progress = -np.maximum(key[0] - values, 0) - np.maximum(values - key[1], 0)
-        return met, progress
+            return probabilities.argmax(axis=1) == column, progress
+        values = np.asarray(self.model.predict(inputs), dtype=float)
+        return meets_desired(self.model, values, key), -np.maximum(key[0] - values, 0) - np.maximum(values - key[1], 0)
 
     # ------------------------------------------------------------------ shared
     def _target(self, row: pd.DataFrame) -> dict:
         """Per numeric feature, the value a move should stay closest to: x's, or the mean if x is missing
         (where the distance counts a missing value)."""
-        x = row.iloc[0]
-        target = {}
-        for j in self._ranges:
-            value = pd.to_numeric(pd.Series([x.iloc[j]]), errors="coerce").iloc[0]
-            target[j] = float(value) if pd.notna(value) else self._means[j]
-        return target
+        numbers = pd.to_numeric(row.iloc[0], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+        return {j: float(numbers[j]) if np.isfinite(numbers[j]) else self._means[j] for j in self._ranges}
 
     def _apply(self, row: pd.DataFrame, changes: list[dict]) -> pd.DataFrame:
-        """One copy of ``row`` per change, with the change's features set."""
-        values = np.repeat(row.to_numpy(dtype=object), len(changes), axis=0)
+        """One copy of ``row`` per change, with the change's features set (in the reference's types)."""
+        frame = row.iloc[np.zeros(len(changes), dtype=int)].reset_index(drop=True)
+        assigned: dict[int, np.ndarray] = {}
         for i, change in enumerate(changes):
             for j, value in change.items():
-                values[i, j] = value
-        frame = pd.DataFrame(values, columns=row.columns)
-        # Column by column, back to the reference's types (numbers, text, booleans).
-        for column in frame.columns:
+                if j not in assigned:
+                    assigned[j] = np.full(len(changes), row.iat[0, j], dtype=object)
+                assigned[j][i] = value
+        for j, values in assigned.items():
+            column = frame.columns[j]
             dtype = self.reference[column].dtype
             if pd.api.types.is_bool_dtype(dtype):
-                frame[column] = frame[column].astype(bool)
+                frame[column] = values.astype(bool)
             elif pd.api.types.is_numeric_dtype(dtype):
-                frame[column] = pd.to_numeric(frame[column])
-        return frame.infer_objects()
+                frame[column] = pd.to_numeric(pd.Series(values))
+            else:
+                frame[column] = pd.Series(values).infer_objects()
+        return frame
 
     def _distances(self, row: pd.DataFrame, changes: list[dict]) -> np.ndarray:
         encoded = self.encoder.transform(self._apply(row, changes))
         return np.sqrt(((encoded - self.encoder.transform(row)) ** 2).sum(axis=1))
 
-    def _feature_distance(self, x: pd.Series, j: int, value) -> float:
+    def _feature_distance(self, row: pd.DataFrame, target: dict, j: int, value) -> float:
+        """The distance one moved feature adds (a category change counts 1), to order moves."""
         if j in self.categorical:
-            return 0.0 if str(value) == str(x.iloc[j]) else 1.0
-        current = x.iloc[j]
-        current = self._means[j] if pd.isna(current) else float(current)
-        return abs(float(value) - current) / float(self.feature_scales.iloc[j])
+            return 0.0 if str(value) == str(row.iat[0, j]) else 1.0
+        return abs(float(value) - target[j]) / self._scales[j]
 
     def _result(self, row: pd.DataFrame, desired, key, prediction, candidates: list[dict], k: int):
         # Drop duplicates, verify with the model, order by (features changed, distance), pick diverse options.
-        unique = list({frozenset((f, _hashable(v)) for f, v in c.items()): c for c in candidates}.values())
+        unique = list({frozenset(c.items()): c for c in candidates}.values())
         if unique:
             frame = self._apply(row, unique)
             verified = meets_desired(self.model, np.asarray(self.model.predict(model_input(self.model, frame))), key)
@@ -530,10 +532,6 @@ def _differences(neighbors: pd.DataFrame, x: pd.Series, categorical: set[int]) -
         else:
             columns[column] = pd.to_numeric(neighbors[column]).to_numpy(dtype=float) - float(x[column])
     return pd.DataFrame(columns, index=neighbors.index)
-
-
-def _hashable(value):
-    return ("nan",) if isinstance(value, float) and np.isnan(value) else value
 
 
 def _plain(value):
