@@ -24,8 +24,9 @@ probabilities estimate the teacher's:
   studies' protocol); the student saves and exports as any PrDT.
 * PrAM (or a classifier instance) — the family's own classifier fit on soft labels: every input
   appears once per class, weighted by the teacher's probability of that class, so an EBM minimizes
-  its cross-entropy against the teacher. The structure search, when asked for, runs on the
-  teacher's labels; the configuration it keeps is then refit on the probabilities.
+  its cross-entropy against the teacher (interpret's early-stopping split sees each copy as a row
+  of its own). The structure search, when asked for, runs on the teacher's labels; the
+  configuration it keeps is then refit on the probabilities.
 
 The student's ``predict`` is its most probable class. A teacher whose labels are not the argmax of
 its probabilities (one that flags a class as soon as P ≥ 0.05, like LinnOS's biased training) gets
@@ -454,13 +455,10 @@ def _tree_as_classifier(regressor, classes: np.ndarray):
     # Gini's cost-complexity equals the regressor's times the number of classes (once the mean over
     # outputs is undone; 2 for the single-output binary tree): the same pruning in Gini units.
     params["ccp_alpha"] = regressor.ccp_alpha * len(classes)
-    extra = {}
-    if "leaf_smoothing" in PrDTClassifier().get_params():
-        params["leaf_smoothing"] = 0.0  # the leaves hold the teacher's mean probabilities, not counts
-        extra["leaf_smoothing_"] = 0.0
+    params["leaf_smoothing"] = 0.0  # the leaves hold the teacher's mean probabilities, not counts
     classifier = PrDTClassifier(**params)
-    classifier._set_state({**state, **extra, "tree_": tree, "n_outputs_": 1, "classes_": np.asarray(classes),
-                           "n_classes_": int(len(classes))})
+    classifier._set_state({**state, "tree_": tree, "n_outputs_": 1, "classes_": np.asarray(classes),
+                           "n_classes_": int(len(classes)), "leaf_smoothing_": 0.0})
     classifier.metadata_ = dict(regressor.metadata_)
     return classifier
 
