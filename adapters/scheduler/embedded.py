@@ -70,6 +70,9 @@ class EmbeddedScheduler:
         self.features = list(workload_model.feature_names_)
         self._tables = model_tables(workload_model)
         self._predict_one = compile_python(workload_model)
+        # a model of the log-ratio to one of its inputs (e.g. the rolling estimate): add that input back
+        offset = getattr(workload_model, "metadata_", {}).get("offset_feature")
+        self._offset = self.features.index(offset) if offset else None
         self._codes = {key: {v: i for i, v in enumerate(values)} for key, values in codes.items()}
         # an id the model never saw: in a PrDT's category column it is missing; otherwise -1 (interpret's
         # unseen bin, or the code workload_dataset gives unseen ordinal ids)
@@ -131,7 +134,8 @@ class EmbeddedScheduler:
 
     def duration(self, job) -> float:
         """Model duration estimate ``P_M`` (seconds), one row through the compiled predictor."""
-        return float(self._seconds(self._predict_one(self.job_row(job))))
+        row = self.job_row(job)
+        return float(self._seconds(self._predict_one(row) + (row[self._offset] if self._offset is not None else 0.0)))
 
     def priority(self, job) -> float:
         """QSSF priority of ``job`` (GPU-seconds; lower runs first)."""
@@ -148,7 +152,7 @@ class EmbeddedScheduler:
         if not len(jobs):
             return np.empty(0)
         rows = np.array([self.job_row(j) for j in jobs], dtype=float)
-        model = self._seconds(self._tables.predict(rows))
+        model = self._seconds(self._tables.predict(rows) + (rows[:, self._offset] if self._offset is not None else 0.0))
         rolling = np.expm1(rows[:, self.features.index("rolling_estimate")]) \
             if "rolling_estimate" in self.features else np.array([self.rolling.estimate(
                 {"user": str(_get(j, "user")), "name": str(_get(j, "name")), "gpu_num": int(_get(j, "gpu_num"))})

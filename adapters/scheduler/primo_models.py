@@ -166,14 +166,25 @@ def fit_workload_model(data: workload.WorkloadData, budget: Budget = Budget(), *
     return plain, monotone, time.perf_counter() - start
 
 
-def fit_duration_model(data: workload.WorkloadData, n_trials: int = 20, budget: Budget = Budget()):
+OFFSET_FEATURE = "rolling_estimate"
+"""The input a duration model corrects (log1p of Helios' rolling estimate, see :func:`fit_duration_model`)."""
+
+
+def fit_duration_model(data: workload.WorkloadData, n_trials: int = 20, budget: Budget = Budget(),
+                       offset: str | None = OFFSET_FEATURE):
     """The Workload Estimate Model with Primo's defaults: :class:`primo.PrimoRegressor` on log1p(duration).
 
-    PrDT and PrAM are searched on the same time-ordered validation split (the latest 20% of the
-    training jobs) and the smallest model within noise of the best validated MAE (log space) is kept:
-    the default, scale-free complexity control, no λ. Ids are whatever :func:`workload.workload_dataset`
-    made them (categorical with ``id_encoding="categorical"``); the rolling estimate is an input.
-    PrAM boosting is bounded by ``budget`` (``max_rounds``, ``outer_bags``) and runs on one thread.
+    With ``offset`` (default: the rolling estimate) the model learns the *correction* to that input,
+    ``log1p(duration) − offset``, and predicts ``offset + model``: a tree (or additive model) of
+    corrections to Helios' estimate. PrDT and PrAM are searched on the same time-ordered validation
+    split (the latest 20% of the training jobs) and the smallest model within noise of the best
+    validated MAE (log space) is kept: the default, scale-free complexity control, no λ. So when no
+    correction validates better beyond noise, the model is a single leaf (the rolling estimate,
+    up to a constant factor). Ids are whatever :func:`workload.workload_dataset` made them
+    (categorical with ``id_encoding="categorical"``). PrAM boosting is bounded by ``budget``
+    (``max_rounds``, ``outer_bags``) and runs on one thread. The offset is recorded in
+    ``model.metadata_["offset_feature"]``; :func:`predict_duration` and
+    :class:`adapters.scheduler.embedded.EmbeddedScheduler` add it back.
 
     Returns ``(model, selection, seconds)``: the selected PrDT or PrAM, the selection report (one
     row per family) and the wall-clock seconds.
@@ -186,13 +197,18 @@ def fit_duration_model(data: workload.WorkloadData, n_trials: int = 20, budget: 
 
     start = time.perf_counter()
     y_log = np.log1p(data.y_train)
+    if offset is not None:
+        y_log = y_log - data.X_train[offset].to_numpy(dtype=float)
     # one thread everywhere: the machine is shared (PrAM's bags would otherwise take every core)
     pram = {"n_jobs": 1, "max_rounds": budget.max_rounds, "outer_bags": budget.outer_bags}
     auto = PrimoRegressor(cv=time_validation_split(len(y_log)), n_trials=n_trials, n_jobs=1,
                           family_params={"pram": pram}, random_state=budget.random_state,
                           progress=False).fit(data.X_train, y_log)
     selection = auto.selection_report_.drop(columns="params").to_dict(orient="records")
-    return auto.best_estimator_, selection, time.perf_counter() - start
+    model = auto.best_estimator_
+    if offset is not None:
+        model.metadata_["offset_feature"] = offset
+    return model, selection, time.perf_counter() - start
 
 
 def predict_duration(model, X, y_train_log_range=None) -> np.ndarray:
@@ -203,6 +219,9 @@ def predict_duration(model, X, y_train_log_range=None) -> np.ndarray:
     >>> predict_duration(plain, data.X_test, (0.0, 12.0))  # doctest: +SKIP
     """
     pred = np.asarray(model.predict(X), dtype=float)
+    offset = getattr(model, "metadata_", {}).get("offset_feature")
+    if offset is not None:  # a model of the correction to one of its inputs
+        pred = pred + np.asarray(X[offset], dtype=float)
     if y_train_log_range is not None:
         pred = np.clip(pred, *y_train_log_range)
     return np.expm1(pred)

@@ -109,8 +109,13 @@ def test_warm_start_holds_only_jobs_that_had_ended(study):
     assert casestudy.primo_factory.__kwdefaults__["holidays"] == ()  # no country's calendar by default
 
 
-def test_simulated_primo_scheduler_predicts_like_the_model(study):
+@pytest.mark.parametrize("offset", [None, "rolling_estimate"])
+def test_simulated_primo_scheduler_predicts_like_the_model(study, offset):
     trace, data, make = study
+    model = STUDY_MODEL[0]
+    model.metadata_.pop("offset_feature", None)
+    if offset:  # a model of the correction to the rolling estimate (fit_duration_model's default form)
+        model.metadata_["offset_feature"] = offset
     sched = make(WarmStart([], []), dict(zip(trace["job_id"], trace["vc"])))
     # replay the trace as online_history does: finished jobs are observed before each submission
     ends, pending, estimates = workload.job_end_times(trace), [], []
@@ -124,9 +129,14 @@ def test_simulated_primo_scheduler_predicts_like_the_model(study):
             estimates.append(estimate)
         pending.append(i)
     assert data.X_test["user"].isna().sum() == 60  # unseen ids are missing for the model...
-    model = STUDY_MODEL[0]
     # ...and the exported tables the scheduler runs read them the same way
-    np.testing.assert_allclose(estimates, np.expm1(np.clip(model.predict(data.X_test), 0.0, 12.0)), rtol=1e-9)
+    expected = casestudy.primo_models.predict_duration(model, data.X_test, (0.0, 12.0))
+    plain = np.expm1(np.clip(model.predict(data.X_test), 0.0, 12.0))
+    assert (not offset) == np.allclose(expected, plain)
+    np.testing.assert_allclose(estimates, expected, rtol=1e-9)
+    queue = trace.iloc[-20:].to_dict("records")
+    np.testing.assert_allclose(sched.embedded.estimate_many(queue), [sched.embedded.estimate(j) for j in queue])
+    model.metadata_.pop("offset_feature", None)
 
 
 def test_no_estimator_sees_a_duration_before_the_job_ends(study, data_dir):
