@@ -237,7 +237,7 @@ def contenders(data: dict, workdir: Path) -> dict[str, dict[str, Callable[[], fl
 
     for order in ("random", "file"):
         frame = data[order]
-        rows = frame.to_numpy(dtype=np.float64)
+        rows = np.ascontiguousarray(frame.to_numpy(dtype=np.float64))  # pandas hands out column-major blocks
         rows32 = rows.astype(np.float32)
         features = {c: np.ascontiguousarray(rows[:, j]) for j, c in enumerate(columns)}
         payloads = {name: h.payload(integer.scale_inputs(rows) if name == "pram_integer" else rows)
@@ -269,7 +269,7 @@ def contenders(data: dict, workdir: Path) -> dict[str, dict[str, Callable[[], fl
         session = onnx_session(to_onnx(no_pairs))
         peer = onnx_session(ebm2onnx.to_onnx(no_pairs.ebm_, dtype=ebm2onnx.get_dtype_from_pandas(data["file"].head(1))))
         for order in ("random", "file"):
-            rows = data[order].to_numpy(dtype=np.float64)
+            rows = np.ascontiguousarray(data[order].to_numpy(dtype=np.float64))
             features = {c: np.ascontiguousarray(rows[:, j]) for j, c in enumerate(columns)}
             groups[f"PrAM without pairs, ONNX batch, {order} order (ns/row)"] = {
                 "Primo": lambda rows=rows: cpu_ns(lambda: session.run(None, {"X": rows}), len(rows)),

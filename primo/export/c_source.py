@@ -293,11 +293,10 @@ class _AdditiveWriter(_Writer):
             b = term.binnings[0]
             shared = self.shared_of[b]
             return scores[shared.level_bins[b]], f"s{shared.binning.feature}"
-        strides = np.cumprod([1] + [self.binnings[b].n_bins for b in reversed(term.binnings[1:])])[::-1]
         pieces = []
-        for position, (b, stride) in enumerate(zip(term.binnings, strides)):
+        for position, (b, stride) in enumerate(term.strides(self.binnings)):
             shared = self.shared_of[b]
-            offsets = shared.level_bins[b] * int(stride)
+            offsets = shared.level_bins[b] * stride
             f = shared.binning.feature
             if np.array_equal(offsets, np.arange(len(offsets))):
                 pieces.append(f"s{f}")  # the shared bins are this binning's own

@@ -138,6 +138,21 @@ def tree_branches(
     return lines
 
 
+def term_index(term, binnings, bin_name: Callable[[int], str]) -> str:
+    """Source of a term's row-major index into its flattened score table, ``bin_name(b)`` naming the
+    variable holding binning ``b``'s bin (e.g. ``"b3"`` in JavaScript, ``"b[3]"`` in Lua).
+
+    Example
+    -------
+    >>> from primo.export.tables import Binning, Term
+    >>> pair = Term("a & b", (0, 1), np.zeros((4, 5, 1)))
+    >>> term_index(pair, [Binning(0, 4), Binning(1, 5)], lambda b: f"b{b}")
+    'b0 * 5 + b1'
+    """
+    return " + ".join(bin_name(b) if stride == 1 else f"{bin_name(b)} * {stride}"
+                      for b, stride in term.strides(binnings))
+
+
 def float32_threshold(threshold: float) -> float:
     """The float64 ``t'`` with ``x <= t'`` ⟺ ``float32(x) <= threshold`` for every float64 ``x``.
 

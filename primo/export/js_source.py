@@ -24,7 +24,7 @@ from functools import partial
 
 import numpy as np
 
-from primo.export.codegen import comment_safe, float_literal, join_wrapped, json_literal, tree_branches
+from primo.export.codegen import comment_safe, float_literal, join_wrapped, json_literal, term_index, tree_branches
 from primo.export.tables import AdditiveTables, TreeTables, model_tables
 
 _float = partial(float_literal, infinity="Infinity")
@@ -130,9 +130,7 @@ def _additive_body(t: AdditiveTables) -> str:
     score_lines = []
     for i, term in enumerate(t.terms):
         parts.append(f"// term {i}: {comment_safe(term.name)}\n" + _array(f"term{i}", term.scores))
-        index = f"b{term.binnings[0]}"
-        for b in term.binnings[1:]:
-            index = f"{index} * {t.binnings[b].n_bins} + b{b}"
+        index = term_index(term, t.binnings, lambda b: f"b{b}")
         if n_scores == 1:
             score_lines.append(f"  s += term{i}[{index}];")
         else:

@@ -31,7 +31,7 @@ from functools import partial
 
 import numpy as np
 
-from primo.export.codegen import comment_safe, float32_threshold, float_literal, join_wrapped, lua_string
+from primo.export.codegen import comment_safe, float32_threshold, float_literal, join_wrapped, lua_string, term_index
 from primo.export.tables import AdditiveTables, TreeTables, model_tables
 
 _float = partial(float_literal, infinity="math.huge")
@@ -162,9 +162,7 @@ def _additive_body(t: AdditiveTables) -> str:
     score_lines = []
     for i, term in enumerate(t.terms):
         parts.append(f"-- term {i}: {comment_safe(term.name)}\nterm[{i + 1}] = {_array(term.scores)}")
-        index = f"b[{term.binnings[0]}]"
-        for b in term.binnings[1:]:
-            index = f"{index} * {t.binnings[b].n_bins} + b[{b}]"
+        index = term_index(term, t.binnings, lambda b: f"b[{b}]")
         if n_scores == 1:
             score_lines.append(f"  s = s + term[{i + 1}][{index} + 1]")
         else:

@@ -268,9 +268,8 @@ def _term_scores(t: AdditiveTables, graph: _Graph) -> str:
     # For each binning, the terms reading it and the stride of its bin in their row-major index.
     readers: dict[int, list[tuple[int, int]]] = {}
     for i, term in enumerate(t.terms):
-        strides = np.cumprod([1] + [t.binnings[b].n_bins for b in reversed(term.binnings[1:])])[::-1]
-        for b, stride in zip(term.binnings, strides):
-            readers.setdefault(b, []).append((i, int(stride)))
+        for b, stride in term.strides(t.binnings):
+            readers.setdefault(b, []).append((i, stride))
     ensemble = _Ensemble(float64_splits=True)
     offset_added = set()
     for shared in t.shared_binnings:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 
-from primo.export.codegen import float32_threshold, tree_branches
+from primo.export.codegen import float32_threshold, term_index, tree_branches
 from primo.export.tables import AdditiveTables, TreeTables, model_tables
 
 
@@ -62,10 +62,7 @@ def _compile_additive(t: AdditiveTables) -> Callable:
     indices = []
     for i, term in enumerate(t.terms):
         namespace[f"_term{i}"] = term.scores.reshape(-1, t.n_scores).T.tolist()  # [class][flat bin]
-        index = f"b{term.binnings[0]}"
-        for b in term.binnings[1:]:
-            index = f"{index} * {t.binnings[b].n_bins} + b{b}"
-        indices.append(index)
+        indices.append(term_index(term, t.binnings, lambda b: f"b{b}"))
     for k in range(t.n_scores):
         # Left to right, intercept first: the order interpret sums in, so results match to the bit.
         total = " + ".join([repr(float(t.intercept[k]))] + [f"_term{i}[{k}][{index}]" for i, index in enumerate(indices)])

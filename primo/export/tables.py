@@ -242,6 +242,18 @@ class Term:
     binnings: tuple[int, ...]
     scores: np.ndarray
 
+    def strides(self, binnings: list[Binning]) -> list[tuple[int, int]]:
+        """``(binning, stride)`` pairs of the term's row-major index: ``index = Σ bin[b] · stride``.
+
+        Example
+        -------
+        >>> pair = Term("a & b", (0, 1), np.zeros((4, 5, 1)))
+        >>> pair.strides([Binning(0, 4), Binning(1, 5)])
+        [(0, 5), (1, 1)]
+        """
+        strides = np.cumprod([1] + [binnings[b].n_bins for b in reversed(self.binnings[1:])])[::-1]
+        return [(b, int(stride)) for b, stride in zip(self.binnings, strides)]
+
 
 @dataclass(frozen=True)
 class AdditiveTables:
