@@ -84,6 +84,7 @@ from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from primo.io import atomic_write_bytes
+from primo.models.pram import term_pieces
 from primo.search.objective import class_probabilities, expected_calibration_error
 from primo.report.markdown import table as markdown_table
 from suite_tables import TABLES, load_table
@@ -218,32 +219,17 @@ def _unwrap(model):
             return model
 
 
-def _runs(scores: np.ndarray, axis: int) -> int:
-    """Runs of equal slices along ``axis`` over the ordinary bins (bin 0 is missing, the last unseen)."""
-    inner = np.moveaxis(scores, axis, 0)[1:-1]
-    if len(inner) == 0:
-        return 0
-    return 1 + int(np.any((inner[1:] != inner[:-1]).reshape(len(inner) - 1, -1), axis=1).sum())
-
-
 def additive_pieces(ebm_model) -> dict:
     """Terms, pair terms and pieces of a fitted EBM, read from ``term_features_`` and ``term_scores_``.
 
-    Same rule as Primo's ``PrAM.size_`` (so EBM and PrAM are measured with one ruler): a main term
+    Primo's ``PrAM.size_`` rule (``primo.models.pram.term_pieces``, so EBM and PrAM are measured with one ruler): a main term
     counts its runs of equal scores plus one if its missing bin carries a score; a pair term counts
     the cells of its heatmap after merging equal adjacent rows and columns, plus one if a missing row
     or column carries a score; an all-zero term counts nothing. Multiclass scores (a trailing class
     axis) differ when any class's score does.
     """
-    pieces = 0
-    for features, scores in zip(ebm_model.term_features_, ebm_model.term_scores_):
-        scores = np.asarray(scores)
-        if not np.any(scores):
-            continue
-        k = len(features)
-        grid = int(np.prod([_runs(scores, axis) for axis in range(k)]))
-        missing = any(np.any(np.moveaxis(scores, axis, 0)[0] != 0) for axis in range(k))
-        pieces += grid + int(missing)
+    pieces = sum(term_pieces(scores, len(features))
+                 for features, scores in zip(ebm_model.term_features_, ebm_model.term_scores_))
     terms = len(ebm_model.term_features_)
     pairs = sum(len(f) == 2 for f in ebm_model.term_features_)
     return {"pieces": pieces, "terms": terms, "pair_terms": pairs}

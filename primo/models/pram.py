@@ -7,6 +7,11 @@ The fitted :class:`interpret.glassbox.ExplainableBoostingClassifier`/``Regressor
 Defaults follow interpret's, except that boosting is bounded (``max_rounds=5000``,
 ``outer_bags=8``): interpret's 50,000 rounds × 14 bags can run for minutes on small, noise-free data.
 
+Simplified shapes: ``max_pieces=k`` approximates every term's shape function, after boosting, by
+at most k constant pieces (pair terms: k rectangles of the heatmap), so that a person reads k steps
+instead of hundreds of bins; :meth:`simplified` gives the same without refitting, which is how
+searches score every k from one fit per fold.
+
 Complexity: the paper defines C(θ) = interactions × max_bins, which is zero for a model with no
 pair terms. Primo uses C = (1 + number of fitted pair terms) × max_bins instead, so that a pure
 additive model costs ``max_bins`` and every pair term adds another ``max_bins``; it orders models
@@ -22,6 +27,8 @@ Example
 (3, 1024)
 """
 from __future__ import annotations
+
+import copy
 
 import numpy as np
 import pandas as pd
@@ -43,6 +50,8 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
     _accepts_infinity = True
     #: Parameters whose smaller values make a smaller model, and how small searches try them.
     _shrink_toward = {"interactions": 0, "max_bins": 32}
+    #: A parameter applied after fitting (see :meth:`simplified`), and the values searches score.
+    _post_fit_path = ("max_pieces", (2, 3, 4, 6, 8, 12, 16, 24, 32, 48))
 
     def __init__(
         self,
@@ -57,6 +66,7 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         max_interaction_bins=32,
         feature_types=None,
         monotone_constraints=None,
+        max_pieces=None,
         n_jobs=-1,
         random_state=42,
     ):
@@ -70,6 +80,7 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         self.max_interaction_bins = max_interaction_bins
         self.feature_types = feature_types
         self.monotone_constraints = monotone_constraints
+        self.max_pieces = max_pieces
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -118,8 +129,14 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
                 y = y[keep]
             sample_weight = sample_weight[keep]
         y = self._check_target(y)
+        if self.max_pieces is not None and (isinstance(self.max_pieces, bool) or int(self.max_pieces) != self.max_pieces
+                                            or self.max_pieces < 1):
+            raise InputError(f"max_pieces must be None or an integer >= 1, got {self.max_pieces!r}",
+                             argument="max_pieces")
         ebm = self._make_ebm(feature_names)
         ebm.fit(X_fit, y, sample_weight=sample_weight)
+        if self.max_pieces is not None:
+            simplify_terms(ebm, int(self.max_pieces))
         # Attributes are set only once the fit succeeded: a failed refit leaves a fitted model as it was.
         if feature_names is not None:
             self.feature_names_in_ = np.asarray(feature_names, dtype=object)
@@ -131,6 +148,26 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         self.ebm_ = ebm
         self.metadata_ = {}
         return self
+
+    def simplified(self, max_pieces: int | None):
+        """A copy whose every shape function has at most ``max_pieces`` constant pieces, without refitting.
+
+        The same model as a fit with ``max_pieces=max_pieces`` (simplification runs after boosting),
+        so a search scores every k from one fit. Only a model fitted without ``max_pieces`` (or with a
+        larger one) can be simplified further; None returns an unchanged copy.
+
+        Example
+        -------
+        >>> model = PrAMRegressor(outer_bags=1).fit(X, y)  # doctest: +SKIP
+        >>> model.size_, model.simplified(4).size_  # doctest: +SKIP
+        (1873, 61)
+        """
+        check_is_fitted(self)
+        model = copy.deepcopy(self)
+        if max_pieces is not None:
+            simplify_terms(model.ebm_, int(max_pieces))
+            model.max_pieces = int(max_pieces) if self.max_pieces is None else min(int(max_pieces), self.max_pieces)
+        return model
 
     # ------------------------------------------------------------------ structure
     @property
@@ -156,7 +193,7 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         """
         check_is_fitted(self)
         ebm = self.ebm_
-        return int(sum(_term_pieces(np.asarray(scores), len(features))
+        return int(sum(term_pieces(scores, len(features))
                        for features, scores in zip(ebm.term_features_, ebm.term_scores_)))
 
     @property
@@ -226,23 +263,74 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         return tags
 
 
-def _runs(scores: np.ndarray, axis: int) -> int:
-    """Number of runs of equal slices along ``axis`` (interpret's layout: bin 0 missing, last unseen)."""
-    inner = np.moveaxis(scores, axis, 0)[1:-1]
-    if len(inner) == 0:
+def simplify_terms(ebm, max_pieces: int) -> None:
+    """Approximate every term's scores by at most ``max_pieces`` constant pieces, in place.
+
+    Each term's ordinary bins (interpret's layout: bin 0 is missing, the last unseen; both are
+    kept) are fitted by a regression tree of at most ``max_pieces`` leaves on the bin coordinates,
+    weighted by the training rows in each bin: contiguous runs of bins (rectangles for a pair term)
+    share their weighted mean score, so a term's weighted mean, and the intercept's meaning, are kept.
+    A categorical axis is ordered by its mean score first, so that similar categories can share a
+    piece. scikit-learn's tree does the segmentation (best-first splits of least weighted squared
+    error). The simplified scores replace ``term_scores_``, which predictions, reports and exports
+    read; interpret's per-bag scores (``bagged_scores_``) are left as fitted.
+    """
+    from sklearn.tree import DecisionTreeRegressor
+
+    if max_pieces < 1:
+        raise ValueError(f"max_pieces must be >= 1, got {max_pieces}")
+    for term, features in enumerate(ebm.term_features_):
+        scores = np.array(ebm.term_scores_[term], dtype=np.float64)
+        inner = (slice(1, -1),) * len(features)
+        weights = np.asarray(ebm.bin_weights_[term], dtype=np.float64)[inner]
+        block = scores[inner]
+        if weights.size <= max_pieces or weights.sum() <= 0:
+            continue
+        targets = block.reshape(weights.size, -1)
+        coordinates = np.indices(weights.shape).reshape(len(features), -1).T.astype(np.float64)
+        for axis, feature in enumerate(features):
+            if ebm.feature_types_in_[feature] == "nominal":
+                other = tuple(a for a in range(len(features)) if a != axis)
+                mean = np.average(block.reshape(*weights.shape, -1).mean(axis=-1), axis=other,
+                                  weights=weights + 1e-12) if other else targets.mean(axis=1)
+                rank = np.argsort(np.argsort(mean, kind="stable"), kind="stable")
+                coordinates[:, axis] = rank[coordinates[:, axis].astype(np.intp)]
+        if max_pieces == 1:  # scikit-learn's trees need two leaves at least
+            fitted = np.broadcast_to(np.average(targets, axis=0, weights=weights.reshape(-1)), targets.shape)
+        else:
+            tree = DecisionTreeRegressor(max_leaf_nodes=max_pieces, random_state=0)
+            fitted = tree.fit(coordinates, targets, sample_weight=weights.reshape(-1)).predict(coordinates)
+        scores[inner] = fitted.reshape(block.shape)
+        ebm.term_scores_[term] = scores
+
+
+def _runs(block: np.ndarray, axis: int) -> int:
+    """Number of runs of equal slices along ``axis`` of a term's ordinary bins."""
+    moved = np.moveaxis(block, axis, 0)
+    if len(moved) == 0:
         return 0
-    changes = np.any((inner[1:] != inner[:-1]).reshape(len(inner) - 1, -1), axis=1)
-    return 1 + int(changes.sum())
+    return 1 + int(np.any((moved[1:] != moved[:-1]).reshape(len(moved) - 1, -1), axis=1).sum())
 
 
-def _term_pieces(scores: np.ndarray, n_features: int) -> int:
-    """Readable pieces of one term's score table (see ``size_``)."""
+def term_pieces(scores, n_features: int) -> int:
+    """Readable pieces of one term's score table (the rule of ``PrAM.size_``).
+
+    ``scores`` is in interpret's layout (on every feature axis bin 0 is missing, the last unseen; a
+    trailing class axis for multiclass). Runs are counted over the ordinary bins only, so a missing
+    row or column counts once, as the "+1", whatever its scores.
+
+    Example
+    -------
+    >>> term_pieces(np.array([0.0, 1.0, 1.0, 2.0, 0.0]), 1)  # bins 1, 1, 2: two pieces
+    2
+    """
+    scores = np.asarray(scores)
     if not np.any(scores):
         return 0
-    if n_features == 1:
-        return _runs(scores, 0) + int(np.any(scores[0] != 0))
-    missing = np.any(scores[0] != 0) or np.any(scores[:, 0] != 0)
-    return _runs(scores, 0) * _runs(scores, 1) + int(missing)
+    inner = scores[(slice(1, -1),) * n_features]
+    grid = int(np.prod([_runs(inner, axis) for axis in range(n_features)]))
+    missing = any(np.any(np.moveaxis(scores, axis, 0)[0] != 0) for axis in range(n_features))
+    return grid + int(missing)
 
 
 class PrAMRegressor(RegressorMixin, _PrAMBase):

@@ -20,7 +20,10 @@ search never keeps something that validates worse than its starting point beyond
 trials of the budget (up to 4, a fifth at most) try smaller variants of the best trial along the
 parameters the estimator names in ``_shrink_toward`` (PrAM: fewer pair terms, fewer bins): an
 optimizer of the loss alone rarely visits the small end of the space, and the rule can keep a small
-model only if one was tried. The default
+model only if one was tried. For an estimator with a post-fit simplification (``_post_fit_path``;
+PrAM's ``max_pieces``), the last trial of the budget fits the best configuration once per fold and
+scores it at every step of that path, without refitting (one row per step, ``source="simplify"``).
+The default
 validation is one hold-out (``validation_fraction``); on small data prefer ``cv=5``: on Clara-MS
 (680 rows) a single hold-out ranked PrAM configurations by noise (``reports/benchmarks/README.md``).
 
@@ -169,6 +172,32 @@ def _evaluate_trial(estimator, params, X, y, sample_weight, splits, loss):
     result["fit_time"] = time.perf_counter() - start
     result["warnings"] = warning_texts(caught)
     return result
+
+
+def _score_post_fit_path(estimator, params, name, values, X, y, sample_weight, train, valid, loss, chunks: bool):
+    """Fit ``params`` on ``train`` once; score the model at each value of its post-fit parameter on ``valid``.
+
+    Returns one result per value (a ``"Type: message"`` string for a failure).
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the trial of the same configuration already counted them
+        try:
+            model = clone(estimator).set_params(**params)
+            model.fit(_safe_indexing(X, train), _safe_indexing(y, train),
+                      **({} if sample_weight is None else {"sample_weight": sample_weight[train]}))
+        except Exception as exc:
+            return [f"{type(exc).__name__}: {exc}"] * len(values)
+        X_valid, y_valid = _safe_indexing(X, valid), y[valid]
+        results = []
+        for value in values:
+            try:
+                variant = model.simplified(value)
+                result = score_model(variant, loss, X_valid, y_valid, chunks=chunks)
+                result.update(complexity=float(variant.complexity_), size=float(variant.size_))
+            except Exception as exc:
+                result = f"{type(exc).__name__}: {exc}"
+            results.append(result)
+    return results
 
 
 class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
@@ -460,6 +489,9 @@ class _SequentialSearch(_BaseSearch):
                 bar.update(1)
             shrink = getattr(self.estimator, "_shrink_toward", {})
             n_shrink = min(SHRINK_TRIALS, n_trials // 5) if any(n in space for n in shrink) else 0
+            simplify = getattr(self.estimator, "_post_fit_path", None)
+            n_simplify = 1 if simplify and n_trials - n_shrink >= 3 and simplify[0] not in space else 0
+            n_shrink += n_simplify  # the budget's tail: shrink trials, then the simplification path
             while done < n_trials - n_shrink:
                 if self._time_left() < 2 * slowest:  # this batch, then the refit
                     logger.info("time budget reached after %d trials", done)
@@ -484,9 +516,11 @@ class _SequentialSearch(_BaseSearch):
                 self._observe(points, [fallback if math.isnan(s) else s for s in scores])
                 bar.update(len(points))
                 bar.set_postfix(best=np.nanmin([r["score"] for r in rows if r["source"] != "prior"] or [np.nan]))
-            if n_shrink and self._time_left() >= 2 * slowest:
-                rows += self._shrink(rows, shrink, n_shrink, dimensions, fixed, X, y, sample_weight, splits, loss,
-                                     penalty, parallel)
+            if n_shrink - n_simplify and self._time_left() >= 2 * slowest:
+                rows += self._shrink(rows, shrink, n_shrink - n_simplify, dimensions, fixed, X, y, sample_weight,
+                                     splits, loss, penalty, parallel)
+            if n_simplify and self._time_left() >= 2 * slowest:
+                rows += self._simplify(rows, simplify, X, y, sample_weight, splits, loss, penalty, parallel)
             if fixed and int(self.n_refine) > 0:
                 rows += self._refine(rows, names, X, y, sample_weight, splits, loss, penalty, parallel)
         return rows
@@ -521,6 +555,30 @@ class _SequentialSearch(_BaseSearch):
                                                            splits, loss) for params in variants)
         return [self._row(len(rows) + i + 1, "shrink", {**fixed, **params}, result, penalty)
                 for i, (params, result) in enumerate(zip(variants, results))]
+
+    def _simplify(self, rows, path, X, y, sample_weight, splits, loss, penalty, parallel) -> list[dict]:
+        """The best trial's configuration, fitted once per fold, scored at every step of the post-fit path."""
+        own = [r for r in rows if r["source"] != "prior" and r["error"] is None]
+        if not own:
+            return []
+        best = min(own, key=lambda r: r["score"])
+        name, values = path
+        folds = parallel(joblib.delayed(_score_post_fit_path)(self.estimator, best["params"], name, values, X, y,
+                                                              sample_weight, train, valid, loss, len(splits) == 1)
+                         for train, valid in splits)
+        new = []
+        for k, value in enumerate(values):
+            per_fold = [fold[k] for fold in folds]
+            if any(isinstance(r, str) for r in per_fold):
+                error = next(r for r in per_fold if isinstance(r, str))
+                result = {"loss": math.nan, "loss_se": math.nan, "fold_losses": [], "log_loss": math.nan,
+                          "ece": math.nan, "complexity": math.nan, "size": math.nan, "error": error}
+            else:
+                result = {**summarize_folds(per_fold), "complexity": float(np.mean([r["complexity"] for r in per_fold])),
+                          "size": float(np.mean([r["size"] for r in per_fold])), "error": None}
+            result["fit_time"] = best["fit_time"] / len(values)
+            new.append(self._row(len(rows) + k + 1, "simplify", {**best["params"], name: value}, result, penalty))
+        return new
 
     def _refine(self, rows, names, X, y, sample_weight, splits, loss, penalty, parallel) -> list[dict]:
         """Evaluate the best searched configurations again with the estimator's own ``trial_params`` values."""
@@ -587,6 +645,11 @@ class BayesianSearch(_SequentialSearch):
         that every budget leaves Bayesian steps; a budget that leaves none is warned about.
     acq_func : str
         scikit-optimize's acquisition function (default ``"EI"``, expected improvement).
+    surrogate : {"GP", "ET", "RF", "GBRT"}
+        scikit-optimize's model of the objective: a Gaussian process (default), or extra trees,
+        a random forest or gradient-boosted trees (SMAC-style: they do not extrapolate to the edges).
+    initial_point_generator : str
+        How the initial points are drawn (scikit-optimize: ``"random"``, ``"sobol"``, ``"lhs"``, ...).
 
     The GP models log(S / trivial loss + :data:`LOG_FLOOR`) rather than S whenever the trivial
     predictor's loss is positive (every named loss): expected improvement asks for an improvement
@@ -598,10 +661,13 @@ class BayesianSearch(_SequentialSearch):
 
     method = "bayesian"
 
-    def __init__(self, estimator, *, n_initial_points=None, acq_func="EI", **kwargs):
+    def __init__(self, estimator, *, n_initial_points=None, acq_func="EI", surrogate="GP",
+                 initial_point_generator="random", **kwargs):
         super().__init__(estimator, **kwargs)
         self.n_initial_points = n_initial_points
         self.acq_func = acq_func
+        self.surrogate = surrogate
+        self.initial_point_generator = initial_point_generator
 
     def _start(self, dimensions, rng, prior_points, prior_scores):
         n_trials = int(self.n_trials)
@@ -613,7 +679,8 @@ class BayesianSearch(_SequentialSearch):
         # Fewer acquisition samples/restarts than skopt's defaults (10,000 / 5): the optimum of EI over
         # a handful of dimensions is found as well, at a fraction of the per-trial overhead.
         self._optimizer = Optimizer(
-            dimensions, base_estimator="GP", acq_func=self.acq_func, n_initial_points=n_initial,
+            dimensions, base_estimator=self.surrogate, acq_func=self.acq_func, n_initial_points=n_initial,
+            initial_point_generator=self.initial_point_generator,
             acq_optimizer_kwargs={"n_points": 2000, "n_restarts_optimizer": 2}, random_state=rng,
         )
         reference = getattr(self, "reference_loss_", math.nan)  # set by fit before the trials run

@@ -158,3 +158,41 @@ def test_prdt_smoothing_survives_pruning_search_and_model_files(data_dir, tmp_pa
     loaded = load(direct.save(tmp_path / "tree.primo"))
     np.testing.assert_allclose(loaded.predict_proba(X), direct.predict_proba(X))
     assert loaded.leaf_smoothing_ == 1.0
+
+
+def test_pram_simplified_shapes_have_at_most_k_pieces_and_match_a_fit(data_dir, tmp_path):
+    from primo.io import load
+    from primo.models.pram import term_pieces
+
+    X, y, X_test, _ = clara_ms(data_dir)
+    model = PrAMRegressor(interactions=2, **FAST_PRAM).fit(X, y)
+    small = model.simplified(4)
+    assert small.max_pieces == 4 and model.max_pieces is None  # a copy; the original is untouched
+    for features, scores in zip(small.ebm_.term_features_, small.ebm_.term_scores_):
+        inner = np.asarray(scores)[(slice(1, -1),) * len(features)]
+        assert len(np.unique(inner)) <= 4
+    assert small.size_ < model.size_ / 5
+    # Each term keeps its weighted mean (the intercept keeps its meaning).
+    for before, after, weights in zip(model.ebm_.term_scores_, small.ebm_.term_scores_, model.ebm_.bin_weights_):
+        np.testing.assert_allclose(np.sum(after * weights), np.sum(before * weights), atol=1e-6 * np.sum(weights))
+    refit = PrAMRegressor(interactions=2, max_pieces=4, **FAST_PRAM).fit(X, y)
+    np.testing.assert_allclose(refit.predict(X_test), small.predict(X_test))
+    loaded = load(small.save(tmp_path / "small.primo"))
+    np.testing.assert_allclose(loaded.predict(X_test), small.predict(X_test))
+    assert loaded.max_pieces == 4
+    assert term_pieces(np.array([0.0, 1.0, 1.0, 2.0, 0.0]), 1) == 2
+    with pytest.raises(ValueError, match="max_pieces"):
+        PrAMRegressor(max_pieces=0, **FAST_PRAM).fit(X, y)
+
+
+def test_pram_simplification_handles_categories_missing_values_and_classes():
+    rng = np.random.default_rng(0)
+    n = 400
+    X = pd.DataFrame({"city": rng.choice(["Lyon", "Paris", "Oslo", "Rome", "Kyiv"], n),
+                      "size": np.where(rng.random(n) < 0.1, np.nan, rng.normal(size=n))})
+    y = np.where(X["city"].isin(["Paris", "Rome"]), 2, np.where(X["size"].fillna(0) > 0, 1, 0))
+    model = PrAMClassifier(**FAST_PRAM).fit(X, y)
+    small = model.simplified(2)
+    assert small.size_ < model.size_
+    np.testing.assert_allclose(small.predict_proba(X).sum(axis=1), 1.0)
+    assert (small.predict(X) == y).mean() > 0.8
