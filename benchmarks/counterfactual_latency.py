@@ -5,7 +5,8 @@ LinnOS features), labelled slow above the p85 latency. A PrDT classifier is fit 
 query asks, for reads predicted fast, for the k=5 nearest reads predicted slow (standardized L2).
 Brute force = the same encoded distances computed against every qualifying row with NumPy and the
 k smallest taken with ``argpartition`` (what a kNN without an index does). Both must return the
-same distances.
+same distances. For comparison, the structural method (``primo.adjust.MinimalChangeSearch``: the
+smallest change of the read that the tree predicts slow, from its leaves) on the same queries.
 
 Run: ``python benchmarks/counterfactual_latency.py [--queries 200] [--k 5]``
 """
@@ -20,7 +21,7 @@ import pandas as pd
 from adapters.linnos.features import RAW_FEATURE_NAMES, read_features
 from adapters.linnos.trace import list_traces, load_trace
 from primo import PrDTClassifier
-from primo.adjust import CounterfactualIndex
+from primo.adjust import CounterfactualIndex, MinimalChangeSearch
 from primo.datasets import resolve_data_dir
 
 
@@ -74,6 +75,14 @@ def main(argv=None) -> dict:
     brute_time = (time.perf_counter() - start) / len(queries)
     agree = all(np.allclose(r.neighbors["distance"].to_numpy(), b) for r, b in zip(results, brute))
 
+    start = time.perf_counter()
+    structural = MinimalChangeSearch(model, X)
+    structural_build = time.perf_counter() - start
+    start = time.perf_counter()
+    changes = structural.query_many(queries, 1, args.k)
+    structural_time = (time.perf_counter() - start) / len(queries)
+    changed = [int(r.neighbors["n_changed"].iloc[0]) for r in changes if not r.neighbors.empty]
+
     out = {
         "reference_rows": len(X), "qualifying_rows": int(qualifying.size), "features": X.shape[1],
         "queries": len(queries), "k": args.k,
@@ -82,6 +91,9 @@ def main(argv=None) -> dict:
         "speedup_search": brute_time / tree_only,
         "counterfactual_single_us": single * 1e6, "counterfactual_batch_us_per_row": batch * 1e6,
         "same_distances": agree,
+        "structural_build_s": structural_build, "structural_query_us": structural_time * 1e6,
+        "structural_found": len(changed), "structural_median_features_changed": float(np.median(changed)),
+        "nearest_median_features_changed": float(np.median([r.neighbors["n_changed"].iloc[0] for r in results])),
     }
     print(f"{out['reference_rows']} LinnOS reads ({out['features']} features), {out['qualifying_rows']} predicted slow; "
           f"{out['queries']} queries, k={args.k}")
@@ -90,6 +102,10 @@ def main(argv=None) -> dict:
           f"{out['brute_force_query_us']:.0f} µs/query ({out['speedup_search']:.1f}×); same distances: {agree}")
     print(f"full counterfactual (search + result frames): {out['counterfactual_single_us']:.0f} µs one by one, "
           f"{out['counterfactual_batch_us_per_row']:.0f} µs/row in a batch")
+    print(f"structural (smallest change, {model.n_leaves_} leaves): set-up {structural_build:.2f} s, "
+          f"{out['structural_query_us']:.0f} µs/query; found {len(changed)}/{len(queries)}; median features "
+          f"changed {out['structural_median_features_changed']:g} vs nearest row "
+          f"{out['nearest_median_features_changed']:g}")
     return out
 
 
