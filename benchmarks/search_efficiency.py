@@ -13,7 +13,8 @@ trials to come within 1% of the target (``NEAR_TARGET``).
 Protocol (the same for every method, so the comparison is fair):
 
 * every method's budget ends with the same few "shrink" trials (smaller variants of its best trial,
-  ``primo.search.searchers.SHRINK_TRIALS``); they count like any other trial;
+  ``primo.search.searchers.SHRINK_TRIALS``) and one trial that scores PrAM's simplification path
+  (``max_pieces``, one row per step); they count like any other trial;
 
 * ``PrAMRegressor/PrAMClassifier(n_jobs=1)``, the default PrAM space (``primo.search.spaces.pram_space``),
   ``trial_params={"outer_bags": 1}`` (one-bag PrAMs are the candidates), one trial at a time;
@@ -217,8 +218,9 @@ def main() -> None:
     args = parser.parse_args()
     data_dir = resolve_data_dir(args.data_dir)
     bayes_params = json.loads(args.bayes_params)
+    # The budget's last trial scores PrAM's simplification path; runs before it existed do not compare.
     protocol = {"trials": args.trials, "trial_params": TRIAL_PARAMS, "evaluate_estimator": False,
-                "shrink_trials": SHRINK_TRIALS}
+                "shrink_trials": SHRINK_TRIALS, "simplification": list(PrAMRegressor._post_fit_path[1])}
     reused = load_reused(args.reuse, protocol) if args.reuse else {}
     methods = [m for m in METHODS if m in args.methods or any(k[2] == m for k in reused)]
     if "random" not in methods:
