@@ -3,7 +3,8 @@
 A developer states what the system needs — prediction latency, a minimum score or maximum loss,
 a complexity budget — and Primo searches PrDT (its exact pruning path, :class:`~primo.search.PruningSearch`)
 and PrAM (:class:`~primo.search.BayesianSearch` over one-bag configurations, ~10× cheaper to fit),
-on the same validation splits, with each family's default configuration among the trials. Of all
+on the same validation splits, with each family's default configuration among the trials (and the
+PrAM search's simplification path: its best configuration with at most k pieces per shape). Of all
 the trials that meet the stated limits, it keeps the one of smallest readable size (``size_``:
 leaves, or constant pieces of the shape functions) whose objective is within noise of the best
 trial of either family (the rule of :mod:`primo.search.choice`), refits it on all rows and measures
