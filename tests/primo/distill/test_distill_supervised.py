@@ -218,3 +218,24 @@ def test_bad_inputs_are_named(ms_data, ms_teacher, ai_data):
         distill(ms_teacher, X, augment="smote")
     with pytest.raises(ValueError, match="X_test has 3 features"):
         distill(ms_teacher, X, X_test=X.iloc[:, :3])
+
+
+@pytest.mark.parametrize("family", ["prdt", "pram"])
+def test_soft_student_of_a_table_with_text_and_string_classes(tmp_path, family):
+    from sklearn.compose import make_column_transformer
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OrdinalEncoder
+
+    from tests.primo.tables_any import housing
+
+    X, price = housing()
+    y = np.where(price > 300, "high", "low")
+    teacher = make_pipeline(make_column_transformer((OrdinalEncoder(), ["city", "kind"]), remainder="passthrough"),
+                            HistGradientBoostingClassifier(max_iter=50, random_state=0)).fit(X, y)
+    params = {"max_rounds": 200, "outer_bags": 1, "n_jobs": 1} if family == "pram" else None
+    student = distill(teacher, X, family, labels="soft", search=False, student_params=params, random_state=0)
+    assert student.classes_.tolist() == ["high", "low"] and set(student.predict(X)) <= {"high", "low"}
+    assert student.metadata_["distillation"]["fidelity"] >= 0.85
+    reloaded = primo.load(student.save(tmp_path / "soft.primo"))
+    np.testing.assert_allclose(reloaded.predict_proba(X), student.predict_proba(X))
