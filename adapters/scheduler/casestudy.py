@@ -470,8 +470,8 @@ def _what_moved(results: dict) -> list[str]:
                f"{spearman['primo']:.3f} / {spearman['qssf_primo']:.3f} vs {spearman['rolling']:.3f} and "
                f"{spearman['lightgbm']:.3f} (fewer training jobs: the latest {nasa['n_train']}).")
     kept = [p for p in ("throughput", "packing") if p not in results.get("recomputed", [p])]
-    reused = ([f"- Not recomputed by this run (`--parts {' '.join(results['recomputed'])}`): {', '.join(kept)}; "
-               "their tables are those of the previous run (same code and data)."] if kept else [])
+    reused = (f"\n- Not recomputed by this run (`--parts {' '.join(results['recomputed'])}`): {', '.join(kept)}; "
+              "their tables are those of the previous run (same code and data)." if kept else "")
     return ["## What moved since the previous report, and why (issue 21)",
             "- **Logs**: every job log of the data directory (seven SWF logs and the Alibaba pods) instead of NASA "
             "and Alibaba hard-coded; `--jobs` takes a user's own logs, the format detected from the content.\n"
@@ -491,8 +491,7 @@ def _what_moved(results: dict) -> list[str]:
             "Alibaba: queues barely formed); now it is sized to offered loads 0.6, 0.8 and 0.95, over several "
             "windows, with paired bootstrap intervals instead of one run per trace.\n"
             "- **Holidays**: China's 2020 holidays were applied to every trace; now only the Venus throughput data "
-            "(whose calendar they are) uses them, the logs none unless `--holidays` names them.\n"
-            ] + reused
+            "(whose calendar they are) uses them, the logs none unless `--holidays` names them." + reused]
 
 
 def _study_row(study: dict) -> dict:
