@@ -85,15 +85,15 @@ def generalization_summary(results: dict) -> str:
     mean_part = {"holds": "beats it", "within noise": "matches it (the interval contains 0)",
                  "does not hold": f"misses by {-d.mean:.3f} QoE per trace"}[claim.verdict]
     median_gap = float(np.median(a) - np.median(b))
-    median_part = ("is at least as high" if median_gap >= 0 else f"is lower by {-median_gap:.3f}")
+    median_part = "is at least as high as" if median_gap >= 0 else f"is lower by {-median_gap:.3f} than"
     text = (f"**Generalization** (the tree against its teacher, the actor's argmax, on the {len(names)} held-out "
             f"{label} traces, used neither for training nor for selection): by the mean of paired differences the "
             f"tree {mean_part} ({number(d.mean)} [{number(d.low)}, {number(d.high)}]); the median paired "
-            f"difference is {number(d.median)}; the tree's median QoE ({np.median(a):.3f}) {median_part} than the actor's "
+            f"difference is {number(d.median)}; the tree's median QoE ({np.median(a):.3f}) {median_part} the actor's "
             f"({np.median(b):.3f}); the tree does better on {int(np.sum(a > b + 1e-9))} traces, worse on "
             f"{int(np.sum(a < b - 1e-9))}, the same on the rest.")
     if claim.note:
-        text += f" Traces below the lowest bitrate: {claim.note.removeprefix('includes ')}."
+        text += f" The test traces include {claim.note.removeprefix('includes ')}."
     return text
 
 
@@ -224,7 +224,8 @@ def _pathological_note(results: dict) -> str:
             continue
         qoe = results["qoe"][set_name]
         cells.append(f"{name} ({results['trace_sets'][set_name]['label']}, {mbps:.2f} Mbps): "
-                     + ", ".join(f"{label} {qoe[label]['per_trace'][name]:.1f}" for label in (PRIMO, RL, SAMPLED, METIS)))
+                     + ", ".join(f"{label} {number(qoe[label]['per_trace'][name], '.1f')}"
+                                 for label in (PRIMO, RL, SAMPLED, METIS)))
     return ("Traces whose mean bandwidth is below the lowest bitrate (300 kbps), where every policy stalls, are "
             "kept in every mean and claim; one such trace can decide a mean (the claims' notes give the paired "
             "result without them, and the medians are robust to them): " + "; ".join(cells) + ".")
