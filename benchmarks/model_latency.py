@@ -20,8 +20,16 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from export_latency import (
+    BATCH,
+    ONE_ROW_CALLS,
+    cpu_ns,
+    interleaved_medians,
+    linnos_reads,
+    plain_tree,
+    speed,
+)
 
-from export_latency import BATCH, ONE_ROW_CALLS, cpu_ns, interleaved_medians, linnos_reads, plain_tree, speed
 from primo import PrAMClassifier, PrDTClassifier
 from primo.datasets import resolve_data_dir
 from primo.export import compile_python
@@ -57,13 +65,13 @@ def measure(data_dir: Path, repeats: int) -> dict:
                 return lambda: cpu_ns(lambda: [predict(row) for row in one_rows], len(one_rows)) / 1e3
 
             groups[f"batch predict, {order} order (ns/row)"] = {
-                "Primo": lambda frame=frame: cpu_ns(lambda: model.predict(frame), len(frame)),
-                library_name: lambda frame=frame: cpu_ns(lambda: library.predict(frame), len(frame)),
+                "Primo": lambda frame=frame, predict=model.predict: cpu_ns(lambda: predict(frame), len(frame)),
+                library_name: lambda frame=frame, predict=library.predict: cpu_ns(lambda: predict(frame), len(frame)),
             }
             groups[f"1-row predict, {order} order (µs)"] = {
                 "Primo": per_row(model.predict),
                 library_name: per_row(library.predict),
-                "Primo fast path": lambda rows=row_lists: cpu_ns(lambda: [fast(r) for r in rows], len(rows)) / 1e3,
+                "Primo fast path": lambda rows=row_lists, fast=fast: cpu_ns(lambda: [fast(r) for r in rows], len(rows)) / 1e3,
             }
         results["models"][name] = {"fit_cpu_s": round(fit_s, 2), "complexity": model.complexity_,
                                    "results": interleaved_medians(groups, repeats)}

@@ -47,7 +47,14 @@ from primo.export.quantize import (
     QuantizationReport,
     quantize,
 )
-from primo.export.tables import AdditiveTables, Binning, TreeTables, encode_categories, model_tables, share_binnings
+from primo.export.tables import (
+    AdditiveTables,
+    Binning,
+    TreeTables,
+    encode_categories,
+    model_tables,
+    share_binnings,
+)
 
 _float = partial(float_literal, infinity="HUGE_VAL")
 

@@ -24,7 +24,14 @@ from functools import partial
 
 import numpy as np
 
-from primo.export.codegen import comment_safe, float_literal, join_wrapped, json_literal, term_index, tree_branches
+from primo.export.codegen import (
+    comment_safe,
+    float_literal,
+    join_wrapped,
+    json_literal,
+    term_index,
+    tree_branches,
+)
 from primo.export.tables import AdditiveTables, TreeTables, model_tables
 
 _float = partial(float_literal, infinity="Infinity")

@@ -31,7 +31,14 @@ from functools import partial
 
 import numpy as np
 
-from primo.export.codegen import comment_safe, float32_threshold, float_literal, join_wrapped, lua_string, term_index
+from primo.export.codegen import (
+    comment_safe,
+    float32_threshold,
+    float_literal,
+    join_wrapped,
+    lua_string,
+    term_index,
+)
 from primo.export.tables import AdditiveTables, TreeTables, model_tables
 
 _float = partial(float_literal, infinity="math.huge")

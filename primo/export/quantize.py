@@ -39,7 +39,13 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from primo.export.codegen import float32_threshold
-from primo.export.tables import INT_MISSING, AdditiveTables, Binning, TreeTables, class_index
+from primo.export.tables import (
+    INT_MISSING,
+    AdditiveTables,
+    Binning,
+    TreeTables,
+    class_index,
+)
 
 DEFAULT_SCORE_SCALE = 1_000_000
 MAX_DECIMALS = 6

@@ -28,7 +28,7 @@ def clara(data_dir):
 
 
 def test_matching_frames_take_the_fast_path_and_others_do_not(clara):
-    pram, tree, X = clara
+    pram, _, X = clara
     assert isinstance(check_prediction_input(pram, X, numeric_frames_as_arrays=True), np.ndarray)
     assert isinstance(check_prediction_input(pram, X), pd.DataFrame)  # callers that want frames get frames
     reordered = X[X.columns[::-1]]
