@@ -7,7 +7,7 @@ exactness for no floating point and reports how many predictions differ on given
 ============  ==========================  ======================================================
 format        function                    what you get
 ============  ==========================  ======================================================
-``onnx``      :func:`to_onnx`             ``onnx.ModelProto`` (ONNX-ML ``TreeEnsemble``, float64)
+``onnx``      :func:`to_onnx`             ``onnx.ModelProto`` (ONNX-ML tree ensembles, float64 in)
 ``c``         :func:`to_c`                C99 header source (``integer=True``: no floating point)
 ``js``        :func:`to_js`               ES-module source, no dependencies
 ``lua``       :func:`to_lua`              Lua 5.1 module source, no dependencies (Slurm job_submit, nginx)

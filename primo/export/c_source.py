@@ -7,10 +7,15 @@ every text category and what to pass for an unseen one (PrDT: missing; PrAM: -1)
 
 Float mode (``const double *x``; NaN = missing):
 
-* PrDT: ``int NAME_leaf(x)`` (straight-line if/else, the tree as code), ``int NAME_predict(x)``
-  (class index into the classes listed in the header) and ``void NAME_predict_proba(x, proba)``
-  for classifiers, ``double NAME_predict(x)`` for regressors.
-* PrAM: per-feature bin search over the bin edges and score tables; ``double NAME_decision(x)``
+* PrDT: ``int NAME_leaf(x)`` (straight-line if/else, the tree as code; each node compares the double
+  ``x[j]`` with ``float32_threshold(t)``, the same test as scikit-learn's ``float32(x[j]) <= t``
+  without rounding anything), ``int NAME_predict(x)`` (class index into the classes listed in the
+  header) and ``void NAME_predict_proba(x, proba)`` for classifiers, ``double NAME_predict(x)`` for
+  regressors.
+* PrAM: each feature binned once over the union of its terms' bin edges by a branch-free search (a
+  fixed number of halving steps, each a conditional add: random inputs cost no mispredicted
+  branches), main-term tables indexed by that bin, pair tables through small maps of it;
+  ``double NAME_decision(x)``
   (regression value or binary log-odds) or ``void NAME_decision(x, scores)`` (multiclass raw scores),
   and ``int NAME_predict(x)`` (class index) for classifiers. Probabilities need ``exp``, so they are
   left to the caller (sigmoid / softmax of the scores) to keep the file free of libm.
