@@ -1,6 +1,6 @@
 """Integer mode is exact on the case-study test sets (issue 19): compiled integer C equals float Python.
 
-Clara-MS features are fractions whose bin edges no power of ten holds; the auto scales pick powers of
+Float C equals the Python model on the same rows (with missing values). Clara-MS features are fractions whose bin edges no power of ten holds; the auto scales pick powers of
 two fine enough for every edge, so the integer C (gcc) predicts what the float model predicts on every
 test row, and the header says which features are exact for every value. The demo's breast-cancer
 table and a scale chosen too coarse (the header must say so) are checked too.
@@ -60,6 +60,18 @@ def test_clara_ms_pram_integer_c_is_exact_on_every_test_row(clara_ms, tmp_path):
     assert any(scale > 1e6 for scale in integer.feature_scales)  # fractions: powers of two, not of ten
     header = _integer_c_equals_float_python(model, X_test.to_numpy(dtype=np.float64), tmp_path, "clara_pram")
     assert "exact for every value" in header and "NOT EXACT" not in header
+
+
+def test_clara_ms_float_c_equals_python_on_every_test_row(clara_ms, tmp_path):
+    X, y, X_test = clara_ms
+    model = _fit(primo.PrAMRegressor(interactions=4, max_rounds=300, outer_bags=1, n_jobs=1, random_state=0), X, y)
+    tables, rows = model_tables(model), X_test.to_numpy(dtype=np.float64)
+    rows[::17, 4] = np.nan  # missing values take bin 0 in the branch-free search too
+    out = c_outputs(to_c(model, name="clara_float"), tables, rows, tmp_path, name="clara_float")
+    np.testing.assert_allclose(out[:, 0], model.predict(pd.DataFrame(rows, columns=X.columns)), rtol=0, atol=1e-9)
+    tree = primo.PrDTRegressor(ccp_alpha=0.2, random_state=0).fit(X, y)
+    out = c_outputs(to_c(tree, name="clara_tree"), model_tables(tree), rows, tmp_path, name="clara_tree")
+    np.testing.assert_array_equal(out[:, 1], tree.predict(pd.DataFrame(rows, columns=X.columns)))
 
 
 def test_clara_ms_prdt_integer_c_is_exact_on_every_test_row(clara_ms, tmp_path):
