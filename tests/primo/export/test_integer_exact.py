@@ -1,9 +1,10 @@
 """Integer mode is exact on the case-study test sets (issue 19): compiled integer C equals float Python.
 
-Float C equals the Python model on the same rows (with missing values). Clara-MS features are fractions whose bin edges no power of ten holds; the auto scales pick powers of
-two fine enough for every edge, so the integer C (gcc) predicts what the float model predicts on every
-test row, and the header says which features are exact for every value. The demo's breast-cancer
-table and a scale chosen too coarse (the header must say so) are checked too.
+Float C equals the Python model on the same rows (with missing values). Clara-MS features are
+fractions whose bin edges no power of ten holds; the auto scales pick powers of two fine enough for
+every edge, so the integer C (gcc) predicts what the float model predicts on every test row, and the
+header says which features are exact for every value. The demo's breast-cancer table and a scale
+chosen too coarse (the header must say so) are checked too.
 """
 import warnings
 
