@@ -137,3 +137,20 @@ def test_bad_mahimahi_and_binary_files(tmp_path):
     three.write_text("0 1 2\n")
     with pytest.raises(TraceFormatError, match="three:1"):
         detect_trace_format(three)
+
+
+def test_command_line_passes_the_users_traces(monkeypatch, tmp_path):
+    from adapters.pensieve import casestudy
+
+    calls = []
+    monkeypatch.setattr(casestudy, "run", lambda *args, **kwargs: calls.append((args, kwargs)))
+    assert casestudy.main(["--traces", str(tmp_path / "a"), "--test-traces", str(tmp_path / "b"), "--trace-format",
+                           "mahimahi", "--test-validation-fraction", "0", "--quick", "--out", str(tmp_path)]) == 0
+    (data_dir, out), kwargs = calls[0]
+    assert kwargs["traces_dir"] == str(tmp_path / "a") and kwargs["test_traces_dir"] == str(tmp_path / "b")
+    assert kwargs["trace_format"] == "mahimahi" and out == str(tmp_path) and data_dir is None
+    settings = kwargs["settings"]
+    assert settings.test_validation_fraction == 0.0 and settings.n_iterations == casestudy.QUICK.n_iterations
+    command = casestudy._command("../shared/data", tmp_path, settings, "a", "b", "mahimahi")
+    assert command == (f"primo casestudy pensieve --data-dir ../shared/data --traces a --test-traces b --trace-format "
+                       f"mahimahi --quick --test-validation-fraction 0.0 --out {tmp_path}")
