@@ -569,13 +569,14 @@ def _json(results: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point (``primo casestudy pensieve``)."""
-    parser = argparse.ArgumentParser(prog="primo casestudy pensieve", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="primo casestudy pensieve",
+                                     description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--data-dir", default=None,
                         help="shared data directory: video sizes, the actor, golden logs and the default traces "
                              "(default: $PRIMO_DATA_DIR or ../shared/data)")
     parser.add_argument("--traces", default=None, metavar="DIR",
-                        help="training traces, one file per trace with 'time_s bandwidth_Mbps' lines "
-                             "(default: the shared HSDPA traces)")
+                        help="training traces, one file per trace ('time_s bandwidth_Mbps' lines or a Mahimahi "
+                             "trace; see --trace-format) (default: the shared HSDPA traces)")
     parser.add_argument("--test-traces", default=None, metavar="DIR",
                         help="held-out test traces (default: the shared FCC traces; with --traces alone, "
                              "--test-fraction of them is held out)")
