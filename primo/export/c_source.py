@@ -144,8 +144,8 @@ class _Writer:
             lines += [f" *   {i}: {comment_safe(label)}" for i, label in enumerate(tables.classes)]
         lines += [f" * {comment_safe(line)}" for line in self.usage()]
         if self.integer:
-            lines.append(" * Integer mode: pass round(value * scale) per feature, saturated to +-9.2e18 (beyond every "
-                         f"bin edge), {self.macro}_MISSING for a missing value.")
+            lines.append(" * Integer mode: pass round(value * scale) per feature, saturated to +-9.2e18 (as quantize.scale_inputs "
+                         f"does), {self.macro}_MISSING for a missing value.")
             inexact = [tables.feature_names[j] for j, exact in enumerate(self.quantized.exact_features) if not exact]
             if inexact:
                 lines.append(f" * NOT EXACT: no 64-bit scale holds every bin edge of {comment_safe(', '.join(inexact))}; "
