@@ -7,7 +7,8 @@
   to an interval (or, for a text feature, a set of categories; missing values follow the path's
   missing-value branches). The change that reaches a leaf with the desired outcome moves exactly
   the features whose test x fails, each to the nearest value inside its interval. Enumerating the
-  leaves therefore finds the true minimum (fewest features, then smallest distance).
+  leaves therefore finds the true minimum (fewest features, then smallest distance, up to rounding
+  each new value to a readable number: at most :data:`READABLE_TOLERANCE` of a standard deviation).
 * **PrAM** — a prediction only changes where some feature crosses one of its bin boundaries (main
   or pair bins). The candidate moves of a feature are the value nearest to x in each of its bins.
   A beam search evaluates every single move, then extends the ``beam_width`` best partial changes
@@ -37,6 +38,7 @@ Example
 from __future__ import annotations
 
 import logging
+import math
 
 import numpy as np
 import pandas as pd
@@ -57,6 +59,10 @@ from primo.adjust.counterfactual import (
 from primo.errors import ColumnMismatchError
 
 logger = logging.getLogger(__name__)
+
+#: A moved value is rounded to fewer significant digits when that moves it by at most this fraction
+#: of the feature's distance scale (and keeps the same bin or leaf): 2.42 rather than 2.4249999999999994.
+READABLE_TOLERANCE = 0.01
 
 
 
@@ -116,7 +122,7 @@ class MinimalChangeSearch:
         self._means = {j: float(pd.to_numeric(self.reference.iloc[:, j], errors="coerce").mean()) for j in self._ranges}
         self._scales = self.feature_scales.to_numpy(dtype=float)
         if self.family == "prdt":
-            self._boxes = _LeafBoxes(model, self._ranges, self._categories)
+            self._boxes = _LeafBoxes(model, self._ranges, self._categories, self._scales)
         else:
             self._cuts = {j: _pram_cuts(model.ebm_, j) for j in self._ranges}
 
@@ -245,7 +251,9 @@ class MinimalChangeSearch:
         if not pd.isna(x):
             feasible &= ~((starts <= x) & (x < ends))  # x's own bin is no change
         values = np.clip(target[j], lows[feasible], highs[feasible])
-        return [float(v) for v in values]
+        tolerance = READABLE_TOLERANCE * self._scales[j]
+        return [readable_number(float(v), lambda c, a=a, b=b: a <= c <= b, tolerance)
+                for v, a, b in zip(values, lows[feasible], highs[feasible])]
 
     def _evaluate(self, row: pd.DataFrame, changes: list[dict], key) -> tuple[np.ndarray, np.ndarray]:
         """Whether the model gives each changed row the desired outcome, and how close it gets."""
@@ -373,8 +381,9 @@ def counterfactuals(model, x, desired, reference_X, k: int = 5, *, method: str =
 class _LeafBoxes:
     """Each leaf of a PrDT as bounds per feature, and the nearest allowed value of each bound."""
 
-    def __init__(self, model, ranges: dict, categories: dict):
+    def __init__(self, model, ranges: dict, categories: dict, scales: np.ndarray):
         tree = model.tree_
+        self.scales = scales
         d = tree.n_features
         leaves, lows, highs, missing = [], [], [], []
         # An explicit stack: unpruned trees can be deeper than Python's recursion limit.
@@ -405,6 +414,7 @@ class _LeafBoxes:
                          else values[:, 0])
         # Allowed values per leaf and feature: (value > low, value <= high) in the float32 the tree compares,
         # within the observed range, integers in integer columns.
+        self.observed = {j: (low, high) for j, (low, high, _) in ranges.items()}
         self.first = np.full(self.low.shape, np.nan)
         self.last = np.full(self.low.shape, np.nan)
         for j, (low, high, integer) in ranges.items():
@@ -442,13 +452,23 @@ class _LeafBoxes:
                     value = self.category[j][leaf]
                 else:
                     first, last = self.first[leaf, j], self.last[leaf, j]
-                    value = None if not first <= last else float(np.clip(target[j], first, last))
+                    value = None
+                    if first <= last:
+                        value = readable_number(float(np.clip(target[j], first, last)),
+                                                lambda v, leaf=leaf, j=j: self._allows(leaf, j, v),
+                                                READABLE_TOLERANCE * self.scales[j])
                 if value is None:
                     break
                 change[int(j)] = value
             else:
                 changes.append(change)
         return changes
+
+    def _allows(self, leaf: int, j: int, value: float) -> bool:
+        """Whether numeric feature ``j`` = ``value`` passes the tests of ``leaf``'s path and stays in the
+        observed range (the tree compares the float32 of its input with float64 thresholds)."""
+        low, high = self.observed[j]
+        return low <= value <= high and self.low[leaf, j] < np.float32(value) <= self.high[leaf, j]
 
 
 # --------------------------------------------------------------------------- helpers
@@ -509,6 +529,29 @@ def _float32_at_most(bound: np.ndarray) -> np.ndarray:
     single = bound.astype(np.float32)
     single = np.where(single.astype(np.float64) > bound, np.nextafter(single, np.float32(-np.inf)), single)
     return np.where(np.isposinf(bound), np.inf, single.astype(np.float64))
+
+
+def readable_number(value: float, allowed, tolerance: float) -> float:
+    """The number with the fewest significant digits within ``tolerance`` of ``value`` that ``allowed``
+    accepts, else ``value`` (so a move reads 2.42, not 2.4249999999999994, when both reach the same bin
+    or leaf).
+
+    Example
+    -------
+    >>> readable_number(2.4249999999999994, lambda v: 2.4 <= v < 2.425, tolerance=0.01)
+    2.42
+    """
+    if value == 0 or not np.isfinite(value):
+        return value
+    exponent = math.floor(math.log10(abs(value)))
+    for digits in range(1, 17):
+        scale = 10.0 ** (digits - 1 - exponent)
+        candidates = {float(f"{math.floor(value * scale) / scale:.{digits}g}"),
+                      float(f"{math.ceil(value * scale) / scale:.{digits}g}")}
+        for candidate in sorted(candidates, key=lambda c: abs(c - value)):
+            if abs(candidate - value) <= tolerance and allowed(candidate):
+                return candidate
+    return value
 
 
 def _diverse(order: list[int], feature_sets: list[frozenset], k: int) -> list[int]:
