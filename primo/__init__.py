@@ -38,7 +38,8 @@ _ATTRIBUTES = {
 _SUBMODULES = ("adjust", "datasets", "demo", "distill", "errors", "explain", "export", "io", "models", "parallel",
               "report", "search", "selection", "tabular", "validation")
 
-__all__ = list(_ATTRIBUTES) + list(_SUBMODULES)
+# ``from primo import *`` takes the classes and functions only: a star-import of ``io`` would shadow the stdlib's
+__all__ = list(_ATTRIBUTES)
 
 
 def __getattr__(name: str):
@@ -53,5 +54,5 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    # the public names only: what completion and help() should offer
-    return sorted([*__all__, "__version__"])
+    # the public names, loaded or not, and the module's dunders: what completion and help() should offer
+    return sorted({*__all__, *_SUBMODULES, *(name for name in globals() if name.startswith("__"))})
