@@ -21,7 +21,8 @@ the timed pass), the pass sorts and places.
 
 ``--decision embedded`` times :class:`adapters.scheduler.embedded.JobQueue` instead, the decision
 an embedded Primo scheduler takes itself (no simulator): with the ``n`` jobs queued (estimates
-cached by ``push_many``), which start and on which nodes, in two states of the same 135-node
+cached by ``push_many``), which start and on which nodes (QSSF with consolidated placement; no GPU
+sharing, unlike the Lucid pass above), in two states of the same 135-node
 cluster: ``busy`` (one idle GPU per node, as above) and ``idle`` (every GPU idle), with and
 without backfill. Also timed: queueing one more job (one compiled-model estimate + bisect
 insertion) and queueing all ``n`` in one batch (one numpy pass over the exported tables).
