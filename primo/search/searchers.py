@@ -53,6 +53,7 @@ the kept configuration on every row.
 
 Example
 -------
+>>> from primo import PrAMRegressor
 >>> search = BayesianSearch(PrAMRegressor(), n_trials=20, cv=5, random_state=0)
 >>> search.fit(X, y)  # doctest: +SKIP
 >>> search.best_params_, search.trials_[search.trials_["pareto"]]  # doctest: +SKIP
