@@ -82,6 +82,10 @@ QUICK = Settings(primo_models.Budget(n_trials=2, max_rounds=60, outer_bags=1, pa
                  window_jobs=100, max_jobs=1500, report_rows=200)
 
 
+PART_KEYS = {"throughput": "throughput", "packing": "packing", "workload": "workload_study", "policies": "policy_study"}
+"""The ``results.json`` key each ``--parts`` entry writes."""
+
+
 def _records(table: pd.DataFrame) -> list[dict]:
     return json.loads(table.to_json(orient="records"))
 
@@ -273,14 +277,14 @@ def run(data_dir=None, out="reports/scheduler", settings: Settings = FULL, *, jo
     (out / "models").mkdir(parents=True, exist_ok=True)
     parts = set(parts)
     previous = json.loads((out / "results.json").read_text()) if (out / "results.json").is_file() else {}
-    # the model parts not recomputed keep their previous results (their models are read from out/models)
-    results: dict = {key: previous[key] for key in ("throughput", "packing") if key not in parts and key in previous}
+    # the parts not recomputed keep their previous results (the throughput and packing models are read from out/models)
+    results: dict = {key: previous[key] for part, key in PART_KEYS.items() if part not in parts and key in previous}
     results["settings"] = {**asdict(settings.budget), **{k: v for k, v in asdict(settings).items() if k != "budget"}}
     results["recomputed"] = sorted(parts)
     throughput_model, packing_model = _model_parts(data_dir, out, settings, results, parts)
     paths = [Path(p) for p in jobs] if jobs else find_job_logs(data_dir)
     if {"workload", "policies"} & parts:
-        results["workload_study"], results["policy_study"] = [], []
+        results["workload_study"], results["policy_study"] = [], []  # both are recomputed per log
         for i, path in enumerate(paths):
             log = load_log(path, format)
             if settings.max_jobs:
