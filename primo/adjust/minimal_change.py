@@ -30,10 +30,16 @@ column mean), a category change counting as one standard deviation.
 
 Example
 -------
+>>> from sklearn.datasets import load_wine
+>>> from primo import PrDTClassifier
 >>> from primo.adjust import MinimalChangeSearch
->>> search = MinimalChangeSearch(tree, X_train, immutable=["age"])  # doctest: +SKIP
->>> result = search.query(X_test.iloc[0], desired=1, k=3)  # doctest: +SKIP
->>> print(result.summary())  # doctest: +SKIP
+>>> X, y = load_wine(return_X_y=True, as_frame=True)
+>>> tree = PrDTClassifier(ccp_alpha=0.01, random_state=0).fit(X, y)
+>>> search = MinimalChangeSearch(tree, X, immutable=["magnesium"])
+>>> print(search.query(X.iloc[0], desired=1, k=2).summary())
+row 0: predicted 0, desired 1; 2 counterfactual(s) (structural) at distance 0.9036–1.201
+option 1: flavanoids 3.06 → 2.16
+option 2: color_intensity 5.64 → 4.06, proline 1065 → 755
 """
 from __future__ import annotations
 
@@ -65,7 +71,6 @@ logger = logging.getLogger(__name__)
 READABLE_TOLERANCE = 0.01
 
 
-
 class MinimalChangeSearch:
     """The smallest changes of a row that flip a PrDT's or PrAM's decision (see the module docstring).
 
@@ -81,8 +86,13 @@ class MinimalChangeSearch:
 
     Example
     -------
-    >>> search = MinimalChangeSearch(pram, X_train, mutable=["R_ec", "A_i"])  # doctest: +SKIP
-    >>> [r.neighbors["n_changed"].min() for r in search.query_many(X_test.iloc[:3], (30, None))]  # doctest: +SKIP
+    >>> from sklearn.datasets import load_wine
+    >>> from primo import PrDTClassifier
+    >>> X, y = load_wine(return_X_y=True, as_frame=True)
+    >>> tree = PrDTClassifier(ccp_alpha=0.01, random_state=0).fit(X, y)
+    >>> search = MinimalChangeSearch(tree, X, mutable=["flavanoids", "color_intensity", "proline"])
+    >>> [r.neighbors["n_changed"].tolist() for r in search.query_many(X.iloc[:3], 1, k=2)]
+    [[1, 2], [1, 2], [1]]
     """
 
     def __init__(self, model, reference_X, *, mutable=None, immutable=None, max_changes: int = 3,
@@ -356,9 +366,15 @@ def counterfactuals(model, x, desired, reference_X, k: int = 5, *, method: str =
 
     Example
     -------
-    >>> result = counterfactuals(prdt, X_test.iloc[0], 1, X_train, k=3, immutable=["device"])  # doctest: +SKIP
-    >>> print(result.summary())  # doctest: +SKIP
-    >>> rows = counterfactuals(pram_regressor, X_test.iloc[0], (30, 40), X_train, method="nearest")  # doctest: +SKIP
+    >>> from sklearn.datasets import load_wine
+    >>> from primo import PrDTClassifier
+    >>> X, y = load_wine(return_X_y=True, as_frame=True)
+    >>> tree = PrDTClassifier(ccp_alpha=0.01, random_state=0).fit(X, y)
+    >>> counterfactuals(tree, X.iloc[0], 1, X, k=1, immutable=["magnesium"]).changes
+    ({'flavanoids': (3.06, 2.16)},)
+    >>> counterfactuals(tree, X.iloc[0], 1, X, k=1, method="nearest").neighbors[["distance", "n_changed"]].round(3)
+        distance  n_changed
+    81     4.333         13
     """
     if method == "structural":
         if reference_y is not None or match != "auto":
