@@ -212,7 +212,8 @@ def desired_key(model, desired):
 
     Example
     -------
-    >>> desired_key(PrDTRegressor().fit([[0.0], [1.0]], [0.0, 1.0]), (None, 0.5))  # doctest: +SKIP
+    >>> from primo import PrDTRegressor
+    >>> desired_key(PrDTRegressor().fit([[0.0], [1.0]], [0.0, 1.0]), (None, 0.5))
     (-inf, 0.5)
     """
     if hasattr(model, "classes_"):
@@ -324,8 +325,12 @@ class CounterfactualIndex:
 
     Example
     -------
-    >>> index = CounterfactualIndex(prdt, X_train)  # doctest: +SKIP
-    >>> [r.neighbors.index[0] for r in index.query_many(X_test.iloc[:3], desired=1)]  # doctest: +SKIP
+    >>> from sklearn.datasets import load_wine
+    >>> from primo import PrDTClassifier
+    >>> X, y = load_wine(return_X_y=True, as_frame=True)
+    >>> index = CounterfactualIndex(PrDTClassifier(ccp_alpha=0.01, random_state=0).fit(X, y), X)
+    >>> [int(r.neighbors.index[0]) for r in index.query_many(X.iloc[:3], desired=1)]  # nearest rows predicted 1
+    [81, 81, 65]
     """
 
     def __init__(self, model, reference_X, reference_y=None, *, match="auto", scale="standard",

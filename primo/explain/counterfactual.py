@@ -71,7 +71,14 @@ def as_counterfactual(result, label: str = "counterfactual") -> CounterfactualVi
 
     Example
     -------
-    >>> view = as_counterfactual(primo.adjust.counterfactuals(model, x, 1, X_train))  # doctest: +SKIP
+    >>> from sklearn.datasets import load_wine
+    >>> from primo import PrDTClassifier
+    >>> from primo.adjust import counterfactuals
+    >>> X, y = load_wine(return_X_y=True, as_frame=True)
+    >>> tree = PrDTClassifier(ccp_alpha=0.01, random_state=0).fit(X, y)
+    >>> view = as_counterfactual(counterfactuals(tree, X.iloc[0], 1, X, k=2), label="row 0")
+    >>> view.method, view.changes
+    ('structural', ({'magnesium': (127.0, 136.0)}, {'flavanoids': (3.06, 2.16)}))
     """
     for attribute in ("neighbors", "differences"):
         if not isinstance(getattr(result, attribute, None), pd.DataFrame):
