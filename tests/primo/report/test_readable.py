@@ -190,3 +190,23 @@ def test_a_readable_pram_report_in_chromium(browser, screenshots, many_pairs_pra
     html = report.to_html()
     assert "Other pair terms, by importance" in html and "142 values: 0 to 141" in html
     assert f"⚠ {report.local[0].label}" in html and report.cautions.beyond_training_range[X.columns[0]] >= 1
+
+
+def test_structural_counterfactuals_read_as_changes_not_neighbors():
+    from sklearn.datasets import load_wine
+
+    from primo import PrDTClassifier
+    from primo.adjust import counterfactuals
+    from primo.report import build
+    from primo.report.html import render_html
+
+    X, y = load_wine(return_X_y=True, as_frame=True)
+    tree = PrDTClassifier(ccp_alpha=0.01, random_state=0).fit(X, y)
+    smallest = counterfactuals(tree, X.iloc[0], 1, X, k=2, immutable=["magnesium"])
+    nearest = counterfactuals(tree, X.iloc[0], 1, X, k=2, method="nearest")
+    page = render_html(build(tree, X, y, local_rows=0,
+                             counterfactuals={"row 0 smallest": smallest, "row 0 nearest": nearest}))
+    assert "row 0 smallest: desired 1 (smallest change)" in page
+    assert "<code>flavanoids</code> 3.06 → 2.16" in page
+    assert "row 0 nearest: desired 1 (nearest rows)" in page and "<h4>Neighbors</h4>" in page
+    assert "<h4>Options</h4>" in page
