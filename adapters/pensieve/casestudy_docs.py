@@ -65,10 +65,13 @@ def number(value: float, spec: str = "+.3f") -> str:
 
     Example
     -------
-    >>> number(-0.25)
-    '−0.250'
+    >>> number(-0.25), number(-0.00004)
+    ('−0.250', '+0.000')
     """
-    return format(float(value) + 0.0, spec).replace("-", "−")
+    text = format(float(value) + 0.0, spec)
+    if text.lstrip("+-").strip("0.%") == "":  # a rounded tiny negative is no "−0.000"
+        text = text.replace("-", "+")
+    return text.replace("-", "−")
 
 
 def generalization_summary(results: dict) -> str:

@@ -41,7 +41,7 @@ VARIANTS = {
     "margin-train": ("margin weights; chosen on HSDPA validation only", {}, "train"),
     "margin-mix": ("margin weights (the case study)", {}, "mix"),
     "bandwidth-mix": ("margin weights, rollouts on bandwidth ×[0.25, 2]", {"bandwidth_scale": (0.25, 2.0)}, "mix"),
-    "bandwidth120-mix": ("as above, 120 episodes per iteration",
+    "bandwidth120-mix": ("margin weights, rollouts on bandwidth ×[0.25, 2], 120 episodes per iteration",
                          {"bandwidth_scale": (0.25, 2.0), "episodes_per_iteration": 120}, "mix"),
     "dagger-mix": ("uniform weights (DAgger)", {"weighting": "uniform"}, "mix"),
     "q-mix": ("Q-weights (Monte-Carlo, 8 chunks)", {"weighting": "q"}, "mix"),
@@ -82,7 +82,7 @@ def run_variant(name: str, seed: int, split, actor, video, actor_qoe: dict, slow
 
 def table_row(r: dict) -> list[str]:
     every, normal = r["all"], r["without_slow"]
-    return [r["description"], str(r["seed"]), str(r["leaves"]),
+    return [VARIANTS[r["variant"]][0], str(r["seed"]), str(r["leaves"]),
             f"{number(every['mean'])} [{number(every['low'])}, {number(every['high'])}]",
             f"{number(normal['mean'])} [{number(normal['low'])}, {number(normal['high'])}]",
             number(every["median"]), f"{r['median_tree']:.3f} vs {r['median_actor']:.3f}",
