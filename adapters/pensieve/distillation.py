@@ -47,6 +47,7 @@ def distill_actor(
     validation_traces: Sequence[Trace] | None = None,
     bandwidth_scale: tuple[float, float] | None = None,
     weighting: str = "auto",
+    q_labels: bool = False,
     n_jobs: int = 1,
     random_state: int | None = 0,
     progress: bool = False,
@@ -76,6 +77,9 @@ def distill_actor(
         State weights of :class:`primo.distill.ViperDistiller` ("auto" = the actor's probability
         margin; "q" = VIPER's l(s) from Monte-Carlo Q-values measured in the simulator, see
         :mod:`adapters.pensieve.qweights`, ``n_jobs=1`` only; "uniform" = DAgger).
+    q_labels : bool, default False
+        With ``weighting="q"``: label the rolled-out states with argmax of the Monte-Carlo Q-values
+        instead of the actor's action (an improved, myopic teacher; experimental).
 
     Returns
     -------
@@ -90,11 +94,13 @@ def distill_actor(
     make_env = DistillationEnvFactory(traces, video, training_variants=training_variants,
                                       validation_traces=validation_traces, bandwidth_scale=bandwidth_scale)
     teacher = StudentViewTeacher(actor, video)
+    if q_labels and weighting != "q":
+        raise ValueError("q_labels=True needs weighting='q' (the Q-values are recorded only then)")
     if weighting == "q":
         if n_jobs != 1:
             raise ValueError("weighting='q' records Q-values during the rollouts in this process: use n_jobs=1")
         cache: dict = {}
-        teacher = QWeightedTeacher(actor, video, cache)
+        teacher = QWeightedTeacher(actor, video, cache, improve=q_labels)
         make_env = QRecordingEnvFactory(make_env, actor, cache)
     eval_seeds = make_env.evaluation_seeds
     if eval_traces is not None:

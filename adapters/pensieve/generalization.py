@@ -47,6 +47,8 @@ VARIANTS = {
     "q-mix": ("Q-weights (Monte-Carlo, 8 chunks)", {"weighting": "q"}, "mix"),
     "q-bandwidth-mix": ("Q-weights, rollouts on bandwidth ×[0.25, 2]",
                         {"weighting": "q", "bandwidth_scale": (0.25, 2.0)}, "mix"),
+    "q-labels-mix": ("labels argmax of the Monte-Carlo Q-values (an improved teacher, not the actor)",
+                     {"weighting": "q", "q_labels": True}, "mix"),
     "lambda1e-6-mix": ("margin weights, λ = 1e-6 (larger trees)", {"lam": 1e-6}, "mix"),
 }
 HEADER = ["variant", "seed", "leaves", "paired mean, all test traces [95%]", "without traces below 300 kbps [95%]",

@@ -114,23 +114,30 @@ class QWeightedTeacher(StudentViewTeacher):
     Monte-Carlo Q-values (π = the actor). States without a record (evaluation states, used only
     for their argmax) get the actor's probabilities.
 
+    With ``improve=True`` the recorded states get the Q-values themselves: the labels become
+    argmax_a Q(s, a), one step of policy improvement over the actor (with an 8-chunk horizon, so a
+    myopic one), and the student no longer imitates the actor there.
+
     Example
     -------
     >>> teacher = QWeightedTeacher(load_actor(), load_video(), cache)  # doctest: +SKIP
     >>> PolicyTeacher(teacher).state_importance(states, "q")  # doctest: +SKIP
     """
 
-    def __init__(self, actor: PensieveActor, video: Video, cache: dict):
+    def __init__(self, actor: PensieveActor, video: Video, cache: dict, improve: bool = False):
         super().__init__(actor, video)
         self.cache = cache
+        self.improve = improve
 
     def q_values(self, obs_batch: np.ndarray) -> np.ndarray:
         obs_batch = np.asarray(obs_batch, dtype=float)
-        values = self.action_probabilities(obs_batch)
+        values = self.action_probabilities(obs_batch).astype(float)  # the actor computes in float32
         chosen = values.argmax(axis=1)
         for row, (obs, action) in enumerate(zip(obs_batch, chosen)):
             q = self.cache.get(np.ascontiguousarray(obs).tobytes())
-            if q is not None:
+            if q is not None and self.improve:
+                values[row] = q
+            elif q is not None:
                 values[row] = 0.0
                 # A tiny floor keeps the actor's action the argmax where every level is worth the same.
                 values[row, action] = max(q[action] - q.min(), 0.0) + 1e-9
@@ -138,7 +145,6 @@ class QWeightedTeacher(StudentViewTeacher):
 
     def __repr__(self) -> str:
         return super().__repr__().replace("StudentViewTeacher", "QWeightedTeacher") + f", {len(self.cache)} Q records"
-
 
 
 @dataclass

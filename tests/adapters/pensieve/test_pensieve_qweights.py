@@ -60,3 +60,12 @@ def test_q_weighted_teacher_keeps_the_actors_actions(hsdpa, video, actor):
     unseen = batch[:1].copy()
     unseen[0, 1] += 0.123
     np.testing.assert_allclose(teacher.q_values(unseen), teacher.action_probabilities(unseen))
+
+
+def test_improving_teacher_labels_by_q_values(hsdpa, video, actor):
+    cache = {}
+    env = QRecordingEnvFactory(DistillationEnvFactory(hsdpa[:2], video), actor, cache, horizon=3)(2**30 + 1)
+    obs, _ = env.reset(seed=2**30 + 1)
+    teacher = QWeightedTeacher(actor, video, cache, improve=True)
+    np.testing.assert_array_equal(teacher.q_values(obs[None])[0], cache[obs.tobytes()])
+    assert PolicyTeacher(teacher).actions(obs[None])[0] == cache[obs.tobytes()].argmax()
