@@ -9,7 +9,7 @@ Steps (on the shared data by default, or on the user's own trace directories; no
    (without ``--test-traces``, a part of ``--traces`` is held out instead);
 2. VIPER distillation of the actor into a PrDT over the 25 student features, with Bayesian search of
    the pruning, rolled out on the rollout traces; the iteration kept is the best on the validation
-   traces (:mod:`adapters.pensieve.distillation`);
+   traces, except those below the lowest bitrate (:mod:`adapters.pensieve.distillation`);
 3. the Metis-style baseline: a 273-leaf CART tree fit once on the actor's own decisions on the
    rollout traces;
 4. average linear QoE (per trace: mean reward of chunks 1..47; then the mean over traces) of every
@@ -25,8 +25,9 @@ Steps (on the shared data by default, or on the user's own trace directories; no
 
 Run: ``primo casestudy pensieve --data-dir ../shared/data --out reports/pensieve`` (2-6 minutes
 on 2 busy cores; ``--quick`` is a smoke run on a few traces, well under a minute); with one's own
-traces: ``primo casestudy pensieve --traces DIR [--test-traces DIR] --out DIR`` (one file per trace,
-``time_s bandwidth_Mbps`` per line, as Pensieve's cooked traces). ``primo -v ...`` logs each step.
+traces: ``primo casestudy pensieve --traces DIR [--test-traces DIR] --out DIR`` (one file per trace:
+``time_s bandwidth_Mbps`` per line as Pensieve's cooked traces, or a Mahimahi link trace).
+``primo -v ...`` logs each step.
 """
 from __future__ import annotations
 
@@ -89,7 +90,7 @@ class Settings:
     episodes_per_iteration: int = 60
     n_trials: int = 12
     lam: float = 1e-5
-    weighting: str = "auto"  # VIPER's probability-margin state weights ("uniform": DAgger)
+    weighting: str = "auto"  # VIPER's probability-margin state weights ("uniform": DAgger, "q": Q-weights)
     bandwidth_scale: tuple[float, float] | None = None  # rollouts on scaled links (more diverse states)
     validation_fraction: float = 0.2  # of the training traces: never rolled out on, used for selection
     test_validation_fraction: float = 0.3  # of the test traces: added to the selection mix
