@@ -466,6 +466,10 @@ PREVIOUS_NASA_SPEARMAN = {"primo_pram": 0.689, "qssf_primo": 0.716, "rolling": 0
 earlier jobs; git history of this folder)."""
 
 
+PREVIOUS_THROUGHPUT_MAE, PREVIOUS_PACKING_ACCURACY = 3.307, 0.696
+"""Throughput PrAM MAE and packing PrDT stratified accuracy in the report before issue 21."""
+
+
 def _what_moved(results: dict) -> list[str]:
     """The README section on what changed since the report before issue 21, and why."""
     nasa = next((s for s in results.get("workload_study", []) if s["trace"].startswith("NASA")), None)
@@ -477,6 +481,13 @@ def _what_moved(results: dict) -> list[str]:
                f"{PREVIOUS_NASA_SPEARMAN['rolling']:.3f} and LightGBM {PREVIOUS_NASA_SPEARMAN['lightgbm']:.3f} to "
                f"{spearman['primo']:.3f} / {spearman['qssf_primo']:.3f} vs {spearman['rolling']:.3f} and "
                f"{spearman['lightgbm']:.3f} (fewer training jobs: the latest {nasa['n_train']}).")
+    moved = ""
+    if "throughput" in results and "packing" in results:
+        mae = next(r["mae"] for r in results["throughput"]["table"] if r["model"] == "primo_pram")
+        accuracy = next(r["accuracy"] for r in results["packing"]["table"] if r["protocol"] == "stratified")
+        moved = (f"\n- **Throughput and packing**: PrAM MAE {PREVIOUS_THROUGHPUT_MAE} → {mae:.3f}, PrDT stratified "
+                 f"accuracy {PREVIOUS_PACKING_ACCURACY} → {accuracy:.3f}. Their adapter code did not change (same data, seeds and budgets); "
+                 "what changed since the last report is Primo underneath (`primo.search` and the models, other work).")
     kept = [p for p in ("throughput", "packing") if p not in results.get("recomputed", [p])]
     reused = (f"\n- Not recomputed by this run (`--parts {' '.join(results['recomputed'])}`): {', '.join(kept)}; "
               "their tables are those of the previous run (same code and data)." if kept else "")
@@ -499,7 +510,7 @@ def _what_moved(results: dict) -> list[str]:
             "Alibaba: queues barely formed); now it is sized to offered loads 0.6, 0.8 and 0.95, over several "
             "windows, with paired bootstrap intervals instead of one run per trace.\n"
             "- **Holidays**: China's 2020 holidays were applied to every trace; now only the Venus throughput data "
-            "(whose calendar they are) uses them, the logs none unless `--holidays` names them." + reused]
+            "(whose calendar they are) uses them, the logs none unless `--holidays` names them." + moved + reused]
 
 
 LUCID_POLICIES = ("lucid_primo", "lucid_primo_noprof")
