@@ -59,7 +59,7 @@ PUBLISHED_LUCID_R2 = 0.413
 
 MAX_SIMULATED_GPUS = 256
 """SWF processors are grouped into GPUs so that a log's largest job asks for at most this many
-(keeps a simulated cluster at tens of nodes; see :func:`procs_per_gpu`)."""
+(keeps a simulated cluster at tens of nodes; see :func:`load_log`)."""
 
 
 @dataclass(frozen=True)
