@@ -11,7 +11,7 @@ import numpy as np
 from markupsafe import Markup, escape
 
 from primo.io import atomic_write_bytes
-from primo.report import build
+from primo.report import Baseline, build
 from primo.report.claims import Claim, claims_table
 from primo.report.markdown import table_text
 
@@ -378,7 +378,9 @@ def casestudy_section(results: dict, out: Path) -> Markup:
 def write_html_report(tree, X, teacher_actions, metis_predictions, results: dict, out: Path) -> Path:
     """Primo's interpretation report of the tree (metrics = agreement with the actor on its own HSDPA
     decisions, the Metis-style tree as baseline) with :func:`casestudy_section` inserted after its header."""
-    report = build(tree, X, teacher_actions, baselines={METIS: metis_predictions},
+    report = build(tree, X, teacher_actions,
+                   baselines={METIS: Baseline(metis_predictions, scored_on="its own training states")},
+                   scored_on="the actor's states on the rollout traces (the states the tree was distilled from)",
                    title="Pensieve: the RL actor distilled into a PrDT", local_rows=3, tree_depth=5)
     html = report.to_html()
     # primo.report has no hook for extra sections: insert ours after the header and link it in the nav.

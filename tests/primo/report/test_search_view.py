@@ -85,9 +85,18 @@ def test_front_caption_states_the_rule_and_markdown_lists_the_front(path_search)
     assert [note.strip() for trial, note in front_rows if trial == kept_trial] == ["kept"]
 
 
+#: What a search history held before the size rule (issue 16): no size, rule, reference loss or folds.
+OLD_HISTORY_KEYS = {"best_params", "best_score", "gamma", "lam", "method", "n_trials", "scoring", "search_rows"}
+OLD_TRIAL_KEYS = {"ccp_alpha", "complexity", "error", "fit_time", "loss", "score", "source", "trial"}
+
+
 def test_model_files_saved_before_the_size_rule_still_render():
     model = primo.load(REPORTS / "pensieve" / "pensieve_tree.primo")
-    assert "size" not in model.metadata_["search"]["trials"][0]  # an old file: no size, rule or reference loss
+    search = model.metadata_["search"]
+    assert search["rule"] == "tolerance 0"  # the case study keeps the lowest S, as old files did
+    model.metadata_["search"] = {**{k: v for k, v in search.items() if k in OLD_HISTORY_KEYS},
+                                 "trials": [{k: v for k, v in trial.items() if k in OLD_TRIAL_KEYS}
+                                            for trial in search["trials"]]}
     report = build(model, local_rows=0, measure_latency=False)
     front = _figure(report.to_html(), "front")
     assert "complexity C (this file does not record the readable size), log scale" in front
