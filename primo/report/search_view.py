@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from primo.report.svg import fmt
-from primo.search.choice import MAX_NOISE_MARGIN, pareto_front
+from primo.search.choice import MAX_NOISE_MARGIN, ONE_STANDARD_ERROR_RULE, RULE_BEFORE_2026_11, pareto_front
 
 
 @dataclass(frozen=True)
@@ -95,9 +95,12 @@ def rule_sentence(search) -> str:
     """
     objective = "validated loss" if search.lam == 0 else "validated S = loss + λ·C^γ"
     rule = search.rule
-    if rule == "one standard error":
+    if rule == ONE_STANDARD_ERROR_RULE:
         return (f"the smallest model whose {objective} is within one paired standard error of the lowest "
-                f"(at most {MAX_NOISE_MARGIN:.0%} of the trivial predictor's loss).")
+                f"(and at most {MAX_NOISE_MARGIN:.0%} above it).")
+    if rule == RULE_BEFORE_2026_11:
+        return (f"the smallest model whose {objective} is within one paired standard error of the lowest "
+                "(at most 2% of the trivial predictor's loss).")
     if rule.startswith("tolerance "):
         try:
             tolerance = float(rule.split()[1])

@@ -81,7 +81,7 @@ from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from primo.parallel import effective_n_jobs
-from primo.search.choice import choose_trial, pareto_front
+from primo.search.choice import ONE_STANDARD_ERROR_RULE, choose_trial, pareto_front
 from primo.search.objective import (
     ComplexityPenalty,
     class_probabilities,
@@ -411,7 +411,7 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         return {
             "method": self.method,
             "scoring": self.scoring_,
-            "rule": "one standard error" if self.tolerance is None else f"tolerance {float(self.tolerance):g}",
+            "rule": ONE_STANDARD_ERROR_RULE if self.tolerance is None else f"tolerance {float(self.tolerance):g}",
             "lam": float(self.lam),
             "gamma": float(self.gamma),
             "n_trials": int(len(trials)),

@@ -20,13 +20,14 @@ def test_paired_rule_keeps_the_smallest_trial_within_one_paired_standard_error()
     assert list(within_noise(trials, 0, None)) == [True, False, True]
 
 
-def test_the_noise_margin_is_capped_by_the_trivial_predictor_loss():
+def test_the_noise_margin_is_capped_at_two_percent_of_the_lowest_loss():
     # folds so noisy that trial 1 is within one paired standard error, but 0.1 above the best is
-    # more than 2% of the trivial predictor's loss (1.0)
-    trials = _trials([0.30, 0.40], [[.1, .5, .3], [.4, .2, .6]], [40, 5])
-    assert list(within_noise(trials, 0, None)) == [True, False]
+    # more than 2% of the best loss (0.30); the trivial predictor's loss plays no part
+    trials = _trials([0.30, 0.40, 0.305], [[.1, .5, .3], [.4, .2, .6], [.12, .49, .305]], [40, 5, 12])
+    assert list(within_noise(trials, 0, None)) == [True, False, True]
     trials["reference_loss"] = 10.0
-    assert list(within_noise(trials, 0, None)) == [True, True]
+    assert list(within_noise(trials, 0, None)) == [True, False, True]
+    assert choose_trial(trials) == 2
 
 
 def test_tolerance_is_in_units_of_the_trivial_predictor():

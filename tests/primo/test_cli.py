@@ -8,6 +8,7 @@ import pytest
 
 import primo
 from primo.cli import main
+from primo.search.choice import ONE_STANDARD_ERROR_RULE
 
 
 @pytest.fixture()
@@ -22,7 +23,7 @@ def test_fit_predict_info(clara_csv, tmp_path, capsys):
     model = primo.load(model_path)
     assert type(model).__name__ == "PrDTRegressor"  # integer target with > 20 values: regression
     search = model.metadata_["search"]
-    assert search["method"] == "pruning path" and search["rule"] == "one standard error"
+    assert search["method"] == "pruning path" and search["rule"] == ONE_STANDARD_ERROR_RULE
     assert len(search["trials"]) > 5  # every distinct subtree of the pruning path, not a trial budget
 
     out = tmp_path / "pred.csv"

@@ -6,6 +6,7 @@ from sklearn.metrics import f1_score, mean_absolute_error
 
 from primo.explain import model_card
 from primo.search import RandomSearch
+from primo.search.choice import ONE_STANDARD_ERROR_RULE
 from primo import PrDTRegressor
 
 
@@ -40,7 +41,7 @@ def test_card_reads_search_history_and_edit_log(clara):
     assert card.search.method == search.history()["method"] and len(card.search.trials) == 6
     kept = card.search.trials.loc[card.search.chosen_index]
     assert kept["score"] == pytest.approx(search.best_score_) and bool(kept["chosen"])
-    assert card.search.lowest_index == search.optimum_index_ and card.search.rule == "one standard error"
+    assert card.search.lowest_index == search.optimum_index_ and card.search.rule == ONE_STANDARD_ERROR_RULE
     assert card.search.reference_loss == pytest.approx(search.reference_loss_)
     assert card.size == model.n_leaves_ and card.selection is None
     assert card.edits[0]["operation"] == "set_leaf" and card.other_metadata == {"note": "hello"}

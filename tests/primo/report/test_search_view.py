@@ -13,6 +13,7 @@ from primo.cli import main
 from primo.explain import model_card
 from primo.report import build
 from primo.search import PruningSearch
+from primo.search.choice import ONE_STANDARD_ERROR_RULE
 
 REPORTS = Path(__file__).resolve().parents[3] / "reports"
 
@@ -77,7 +78,7 @@ def test_front_caption_states_the_rule_and_markdown_lists_the_front(path_search)
     caption = html_lib.unescape(re.search(r'<figure data-figure="front">.*?<figcaption>(.*?)</figcaption>',
                                           report.to_html(), flags=re.S).group(1))
     assert caption.startswith("Rule: the smallest model whose validated loss is within one paired standard error "
-                              "of the lowest (at most 2% of the trivial predictor's loss).")
+                              "of the lowest (and at most 2% above it).")
     markdown = report.to_markdown()
     front_rows = re.findall(r"^\| (\d+) \| [\d.,]+ \| [\d.]+ ± [\d.]+ \|(.*)\|$", markdown, flags=re.M)
     assert len(front_rows) == int(path_search.trials_["pareto"].sum())
@@ -149,7 +150,7 @@ def test_info_prints_the_kept_trial_and_the_selection_table(auto_model, tmp_path
     out = capsys.readouterr().out
     search = auto_model.metadata_["search"]
     assert f"search: {search['method']}, {len(search['trials'])} trials" in out
-    assert "rule (one standard error): the smallest model whose validated loss" in out
+    assert f"rule ({ONE_STANDARD_ERROR_RULE}): the smallest model whose validated loss" in out
     assert re.search(rf"kept: trial \d+ \(\w+\) .*validation mae [\d.]+ ± [\d.]+ \([\d.]+ of the trivial "
                      rf"predictor's\), size [\d.]+", out)
     assert "selection: list" not in out
