@@ -425,12 +425,15 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         }
 
     def trials_to_reach(self, score: float) -> int | None:
-        """How many trials it took for the lowest S so far to reach ``score`` (None: never)."""
+        """How many trials it took for the lowest S so far to reach ``score`` (None: never).
+
+        Every trial of this search counts (shrink and simplification rows too), prior trials do not.
+        """
         check_is_fitted(self, "trials_")
-        own = self.trials_[self.trials_["source"].isin(["estimator", "search"])]
+        own = self.trials_[self.trials_["source"] != "prior"]
         searched = own["score"].astype(float).fillna(np.inf).to_numpy()
         hits = np.flatnonzero(np.minimum.accumulate(searched) <= score + 1e-12)
-        return int(hits[0]) + 1 if hits.size else None
+        return int(own["trial"].iloc[hits[0]]) if hits.size else None
 
     def predict(self, X):
         """Predict with the refit model."""
