@@ -32,7 +32,7 @@ from sklearn.utils import _safe_indexing
 
 from primo.models._pruning import PruningPath
 from primo.models.prdt import _PrDTMixin
-from primo.search.searchers import _BaseSearch, warning_texts, score_model, summarize_folds
+from primo.search.searchers import _BaseSearch, fit_on_rows, score_model, summarize_folds, warning_texts
 
 
 def candidate_alphas(path: PruningPath, max_candidates: int) -> np.ndarray:
@@ -59,9 +59,7 @@ def _score_path(estimator, alphas, X, y, sample_weight, train, valid, loss, chun
     """Grow one tree on ``train`` and score its subtree at every α on ``valid``."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        grown = clone(estimator).set_params(ccp_alpha=0.0)
-        grown.fit(_safe_indexing(X, train), y[train],
-                  **({} if sample_weight is None else {"sample_weight": sample_weight[train]}))
+        grown = fit_on_rows(estimator, {"ccp_alpha": 0.0}, X, y, sample_weight, train)
         path = PruningPath(grown.tree_)
         X_valid, y_valid = _safe_indexing(X, valid), y[valid]
         results = []

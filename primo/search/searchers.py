@@ -150,6 +150,19 @@ def warning_texts(caught) -> list[str]:
     return [f"{w.category.__name__}: {w.message}" for w in caught]
 
 
+def fit_on_rows(estimator, params: dict, X, y, sample_weight, rows):
+    """A clone of ``estimator`` with ``params``, fitted on the given ``rows`` of (X, y, sample_weight)."""
+    model = clone(estimator).set_params(**params)
+    fit_kwargs = {} if sample_weight is None else {"sample_weight": sample_weight[rows]}
+    return model.fit(_safe_indexing(X, rows), _safe_indexing(y, rows), **fit_kwargs)
+
+
+def _failed_result(error: str) -> dict:
+    """The result of a trial that raised ``error`` (``"Type: message"``): no loss, no size."""
+    return {"loss": math.nan, "loss_se": math.nan, "fold_losses": [], "log_loss": math.nan, "ece": math.nan,
+            "complexity": math.nan, "size": math.nan, "error": error}
+
+
 def _evaluate_trial(estimator, params, X, y, sample_weight, splits, loss):
     """Fit on each training split and score on its validation rows; returns a dict for the trial row."""
     start = time.perf_counter()
@@ -158,9 +171,7 @@ def _evaluate_trial(estimator, params, X, y, sample_weight, splits, loss):
         try:
             folds, complexities, sizes = [], [], []
             for train, valid in splits:
-                model = clone(estimator).set_params(**params)
-                fit_kwargs = {} if sample_weight is None else {"sample_weight": sample_weight[train]}
-                model.fit(_safe_indexing(X, train), _safe_indexing(y, train), **fit_kwargs)
+                model = fit_on_rows(estimator, params, X, y, sample_weight, train)
                 folds.append(score_model(model, loss, _safe_indexing(X, valid), y[valid], chunks=len(splits) == 1))
                 complexity = float(getattr(model, "complexity_", math.nan))
                 complexities.append(complexity)
@@ -168,8 +179,7 @@ def _evaluate_trial(estimator, params, X, y, sample_weight, splits, loss):
             result = {**summarize_folds(folds), "complexity": float(np.mean(complexities)),
                       "size": float(np.mean(sizes)), "error": None}
         except Exception as exc:  # a bad configuration is a failed trial, not a failed search
-            result = {"loss": math.nan, "loss_se": math.nan, "fold_losses": [], "log_loss": math.nan,
-                      "ece": math.nan, "complexity": math.nan, "size": math.nan, "error": f"{type(exc).__name__}: {exc}"}
+            result = _failed_result(f"{type(exc).__name__}: {exc}")
     result["fit_time"] = time.perf_counter() - start
     result["warnings"] = warning_texts(caught)
     return result
@@ -183,9 +193,7 @@ def _score_post_fit_path(estimator, params, name, values, X, y, sample_weight, t
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the trial of the same configuration already counted them
         try:
-            model = clone(estimator).set_params(**params)
-            model.fit(_safe_indexing(X, train), _safe_indexing(y, train),
-                      **({} if sample_weight is None else {"sample_weight": sample_weight[train]}))
+            model = fit_on_rows(estimator, params, X, y, sample_weight, train)
         except Exception as exc:
             return [f"{type(exc).__name__}: {exc}"] * len(values)
         X_valid, y_valid = _safe_indexing(X, valid), y[valid]
@@ -495,12 +503,12 @@ class _SequentialSearch(_BaseSearch):
             n_shrink = min(SHRINK_TRIALS, n_trials // 5) if any(n in space for n in shrink) else 0
             simplify = getattr(self.estimator, "_post_fit_path", None)
             n_simplify = 1 if simplify and n_trials - n_shrink >= 3 and simplify[0] not in space else 0
-            n_shrink += n_simplify  # the budget's tail: shrink trials, then the simplification path
-            while done < n_trials - n_shrink:
+            n_tail = n_shrink + n_simplify  # the budget's tail: shrink trials, then the simplification path
+            while done < n_trials - n_tail:
                 if self._time_left() < 2 * slowest:  # this batch, then the refit
                     logger.info("time budget reached after %d trials", done)
                     break
-                points = self._propose(min(batch, n_trials - n_shrink - done))
+                points = self._propose(min(batch, n_trials - n_tail - done))
                 if not points:  # grid exhausted
                     break
                 params_list = [{**fixed, **{n: _python_scalar(v) for n, v in zip(names, p)}} for p in points]
@@ -520,9 +528,9 @@ class _SequentialSearch(_BaseSearch):
                 self._observe(points, [fallback if math.isnan(s) else s for s in scores])
                 bar.update(len(points))
                 bar.set_postfix(best=np.nanmin([r["score"] for r in rows if r["source"] != "prior"] or [np.nan]))
-            if n_shrink - n_simplify and self._time_left() >= 2 * slowest:
-                rows += self._shrink(rows, shrink, n_shrink - n_simplify, dimensions, fixed, X, y, sample_weight,
-                                     splits, loss, penalty, parallel)
+            if n_shrink and self._time_left() >= 2 * slowest:
+                rows += self._shrink(rows, shrink, n_shrink, dimensions, fixed, X, y, sample_weight, splits, loss,
+                                     penalty, parallel)
             if n_simplify and self._time_left() >= 2 * slowest:
                 rows += self._simplify(rows, simplify, X, y, sample_weight, splits, loss, penalty, parallel)
             if fixed and int(self.n_refine) > 0:
@@ -573,10 +581,9 @@ class _SequentialSearch(_BaseSearch):
         new = []
         for k, value in enumerate(values):
             per_fold = [fold[k] for fold in folds]
-            if any(isinstance(r, str) for r in per_fold):
-                error = next(r for r in per_fold if isinstance(r, str))
-                result = {"loss": math.nan, "loss_se": math.nan, "fold_losses": [], "log_loss": math.nan,
-                          "ece": math.nan, "complexity": math.nan, "size": math.nan, "error": error}
+            errors = [r for r in per_fold if isinstance(r, str)]
+            if errors:
+                result = _failed_result(errors[0])
             else:
                 result = {**summarize_folds(per_fold), "complexity": float(np.mean([r["complexity"] for r in per_fold])),
                           "size": float(np.mean([r["size"] for r in per_fold])), "error": None}
