@@ -256,10 +256,11 @@ class PrDTClassifier(_PrDTMixin, DecisionTreeClassifier):
         Per-feature monotonic constraint (binary classification only; see scikit-learn).
     leaf_smoothing : float, default=1.0
         Laplace smoothing of the class probabilities: every node's class frequencies get this many
-        extra rows (of weight 1, the unit of ``sample_weight`` and ``class_weight``) of each class. The same amount for every class keeps each leaf's
-        majority class, so ``predict`` is unchanged; it stops a pure leaf of a few rows from claiming
-        certainty (one miss of a probability of 1 costs a log loss of 34.5). 0 gives scikit-learn's raw
-        frequencies. Not applied with ``monotonic_cst``: it could reverse the order the constraint fixed.
+        extra rows (of weight 1, the unit of ``sample_weight`` and ``class_weight``) of each class.
+        The same amount for every class keeps each leaf's majority class, so ``predict`` is
+        unchanged; it stops a pure leaf of a few rows from claiming certainty (one miss of a
+        probability of 1 costs a log loss of 34.5). 0 gives scikit-learn's raw frequencies. Not
+        applied with ``monotonic_cst``: it could reverse the order the constraint fixed.
     random_state : int, optional
 
     Attributes
@@ -353,11 +354,10 @@ def smooth_class_frequencies(tree: Tree, pseudo_rows: float) -> None:
     from (1, 0) to (4/5, 1/5) with ``pseudo_rows=1``.
     """
     weights = tree.weighted_n_node_samples[:, None]
-    extra = float(pseudo_rows)
     value = tree.value  # a view: writes reach the tree; (n_nodes, n_outputs, max classes) of fractions
     for output, n_classes in enumerate(np.asarray(tree.n_classes).tolist()):
         counts = value[:, output, :n_classes] * weights
-        value[:, output, :n_classes] = (counts + extra) / (weights + n_classes * extra)
+        value[:, output, :n_classes] = (counts + pseudo_rows) / (weights + n_classes * pseudo_rows)
 
 
 def _in_set(name: str, own: list[str], other: list[str]) -> str:

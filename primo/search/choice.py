@@ -41,7 +41,7 @@ import pandas as pd
 #: The default rule's margin is at most this fraction of the lowest S.
 MAX_NOISE_MARGIN = 0.02
 #: How trials record the default rule, and how files saved before the cap moved recorded it.
-ONE_STANDARD_ERROR_RULE = "one standard error, capped at 2% of the lowest S"
+ONE_STANDARD_ERROR_RULE = f"one standard error, capped at {MAX_NOISE_MARGIN:.0%} of the lowest S"
 RULE_BEFORE_2026_11 = "one standard error"
 
 
