@@ -2,7 +2,9 @@
 
 One heap holds every event: job arrivals, job completions and policy ticks (profiling time
 limits, Tiresias demotions and starvation promotions). All events at one time are applied,
-then the policy schedules every pool those events touched. Completion events are invalidated
+then the policy schedules every pool those events touched. With ``scheduling_interval`` the
+policy schedules only at passes on a fixed grid of times (Slurm's periodic scheduler): events in
+between mark pools and wait for the next pass. Completion events are invalidated
 by a per-job version number instead of being removed (the version bumps whenever a job
 starts, stops or changes speed), which keeps the heap simple and exact.
 """
@@ -30,7 +32,7 @@ logger = logging.getLogger(__name__)
 
 JOB_COLUMNS = ("job_id", "user", "name", "vc", "gpu_num", "cpu_num", "submit_time", "duration")
 
-_ARRIVAL, _FINISH, _TICK = 0, 1, 2
+_ARRIVAL, _FINISH, _TICK, _PASS = 0, 1, 2, 3
 _EPS = 1e-6
 
 
@@ -72,6 +74,11 @@ class Simulator:
         not fit on idle GPUs (work conservation); placements always check capacity.
     bin_seconds : width of the submission-history bins handed to throughput forecasters.
     progress : show a tqdm bar of finished jobs.
+    scheduling_interval : when given, the policy schedules only at the times
+        ``scheduling_phase + k * scheduling_interval`` (integer k), like a scheduler that runs a
+        pass every interval (Slurm's ``sched/builtin`` about once a second); ``None`` schedules
+        right after every event.
+    scheduling_phase : a time on that grid (same unit as ``submit_time``).
 
     Example
     -------
@@ -83,8 +90,12 @@ class Simulator:
 
     def __init__(self, jobs: pd.DataFrame, vcs: dict[str, int], policy: "Policy", *,
                  catalog: WorkloadCatalog | None = None, profiles=None, check_invariants: bool = True,
-                 bin_seconds: float = 600.0, progress: bool = False):
+                 bin_seconds: float = 600.0, progress: bool = False, scheduling_interval: float | None = None,
+                 scheduling_phase: float = 0.0):
         _check_jobs(jobs)
+        if scheduling_interval is not None and not scheduling_interval > 0:
+            raise ValueError(f"scheduling_interval must be > 0 (or None: schedule after every event), "
+                             f"got {scheduling_interval}")
         if not vcs:
             raise ValueError("vcs must name at least one virtual cluster")
         unknown = sorted(set(jobs["vc"].astype(str)) - set(vcs))
@@ -102,6 +113,9 @@ class Simulator:
         self.catalog = catalog
         self.check_invariants = check_invariants
         self.progress = progress
+        self.scheduling_interval = None if scheduling_interval is None else float(scheduling_interval)
+        self.scheduling_phase = float(scheduling_phase)
+        self._pending_pass: float | None = None   # time of the pass already in the heap
         self.epoch = jobs.attrs.get("epoch")
         self.now = float(jobs["submit_time"].iloc[0])
         self.pools: dict[str, ResourcePool] = {}
@@ -210,6 +224,12 @@ class Simulator:
         self._seq += 1
         heapq.heappush(self._heap, (time, self._seq, kind, job, token))
 
+    def _next_pass(self, t: float) -> float:
+        """The first pass time at or after ``t`` on the grid (``t`` itself when it lies on the grid)."""
+        interval, phase = self.scheduling_interval, self.scheduling_phase
+        k = math.ceil((t - phase) / interval - 1e-9)  # tolerance: t computed as phase + k * interval
+        return phase + k * interval
+
     def _ensure_bins(self, b: int) -> None:
         if b >= len(self._bin_jobs):
             size = max(2 * len(self._bin_jobs), b + 1)
@@ -289,6 +309,7 @@ class Simulator:
                 self._busy_gpu_seconds += sum(p.busy for p in pools) * (t - self.now)
                 self.now = t
                 done_before = self._finished
+                passing = self.scheduling_interval is None
                 while heap and heap[0][0] == t:
                     _, _, kind, job, token = heapq.heappop(heap)
                     if kind == _ARRIVAL:
@@ -302,9 +323,19 @@ class Simulator:
                     elif kind == _FINISH:
                         if token == job.version and job.state is JobState.RUNNING:
                             self._complete(job)
+                    elif kind == _PASS:
+                        passing = True
+                        self._pending_pass = None
                     elif job.state is not JobState.DONE and token[0] == job.epoch:
                         self.policy.on_tick(job, token[1])
-                while self._dirty:
+                if self._dirty and not passing:
+                    when = self._next_pass(t)
+                    if when <= t:  # an event on the grid: this is a pass
+                        passing = True
+                    elif self._pending_pass != when:
+                        self._pending_pass = when
+                        self._push(when, _PASS, None, None)
+                while self._dirty and passing:
                     # Policies may mark more pools while scheduling (e.g. a profiler handing jobs on).
                     dirty = sorted(self._dirty)
                     self._dirty.clear()

@@ -156,3 +156,18 @@ def test_results_are_deterministic_for_a_seed(catalog):
     first, again, other = run(0), run(0), run(1)
     pd.testing.assert_frame_equal(first, again)
     assert not first["model"].equals(other["model"])
+
+
+def test_periodic_scheduling_passes_start_jobs_only_on_the_grid():
+    # passes at 5, 15, 25, ...: A(8 GPUs, 101 s) submitted at 3 starts at 5 and ends at 106; B, submitted
+    # at 5 (a pass, but A is first in line), waits for the pass after A's end (115), not for A's end (106);
+    # C, queued behind B, starts at B's end (165), which lies on the grid
+    jobs = make_jobs([(3, 8, 101), (5, 8, 50), (120, 2, 10)])
+    result = Simulator(jobs, {"vc": 1}, FIFOPolicy(), scheduling_interval=10.0, scheduling_phase=5.0).run()
+    assert result.jobs["start_time"].tolist() == [5.0, 115.0, 165.0]
+    assert result.jobs["end_time"].tolist() == [106.0, 165.0, 175.0]
+    result.validate()
+    eager = Simulator(jobs, {"vc": 1}, FIFOPolicy()).run()
+    assert eager.jobs["start_time"].tolist() == [3.0, 104.0, 154.0]
+    with pytest.raises(ValueError, match="scheduling_interval"):
+        Simulator(jobs, {"vc": 1}, FIFOPolicy(), scheduling_interval=0.0)
