@@ -193,8 +193,9 @@ def study_log(jobs: pd.DataFrame, settings: Settings) -> tuple[dict, dict]:
 
 
 def primo_factory(context: dict, *, packing_model, throughput_model, holidays=(), lam: float = 0.5):
-    """``make(warm, queue_of)``: the Primo scheduler of one simulated window, warm-started with ``warm``
-    (a :class:`policy_study.WarmStart`); ``queue_of`` maps job ids to the queue they were submitted to.
+    """``make(warm, submitted_as)``: the Primo scheduler of one simulated window, warm-started with ``warm``
+    (a :class:`policy_study.WarmStart`); ``submitted_as`` maps job ids to the queue and the other attributes
+    they were submitted with (:func:`policy_study.submission_attributes`).
 
     Example
     -------
@@ -203,13 +204,13 @@ def primo_factory(context: dict, *, packing_model, throughput_model, holidays=()
     model, jobs = context["model"], context["jobs"]
     codes = model_codes(model)
 
-    def make(warm, queue_of):
+    def make(warm, submitted_as):
         embedded = EmbeddedScheduler(model, codes, jobs.attrs["epoch"], packing_model=packing_model,
                                      throughput_model=throughput_model, rolling=warm.rolling(),
                                      log_range=context["log_range"], lam=lam, holidays=holidays)
         for job in warm.recent:  # the feature row of a job registers its submission (user_recent_submits)
             embedded.job_row(job)
-        return policy_study.QueueAwareScheduler(embedded, queue_of)
+        return policy_study.QueueAwareScheduler(embedded, submitted_as)
 
     return make
 

@@ -37,6 +37,10 @@ logger = logging.getLogger(__name__)
 JOB_COLUMNS = ("job_id", "user", "name", "vc", "gpu_num", "cpu_num", "submit_time", "duration", "state")
 """Required columns of a job table, in order."""
 
+SUBMIT_TIME_COLUMNS = ("req_time", "gpu_milli", "mem_mib")
+"""Optional numeric columns some loaders add (SWF requested run time; Alibaba GPU share and memory
+request): what the user asked for, known when the job is submitted."""
+
 HELIOS_COLUMNS = ("job_id", "user", "vc", "gpu_num", "cpu_num", "node_num", "state",
                   "submit_time", "start_time", "end_time", "duration", "queue")
 """Columns of a Helios ``cluster_log.csv``."""
@@ -430,6 +434,17 @@ def time_split(jobs: pd.DataFrame, boundary) -> tuple[pd.DataFrame, pd.DataFrame
     train, test = jobs[before].copy(), jobs[~before].copy()
     train.attrs, test.attrs = dict(jobs.attrs), dict(jobs.attrs)
     return train, test
+
+
+def submit_time_columns(jobs: pd.DataFrame) -> tuple[str, ...]:
+    """The :data:`SUBMIT_TIME_COLUMNS` of a job table that hold at least one value.
+
+    Example
+    -------
+    >>> submit_time_columns(pd.DataFrame({"req_time": [3600.0, np.nan], "mem_mib": [np.nan, np.nan]}))
+    ('req_time',)
+    """
+    return tuple(c for c in SUBMIT_TIME_COLUMNS if c in jobs.columns and jobs[c].notna().any())
 
 
 def submit_timestamps(jobs: pd.DataFrame) -> pd.Series:

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from adapters.scheduler import workload
+from adapters.scheduler.jobs import submit_time_columns
 from adapters.scheduler.simulator import (
     FIFOPolicy,
     LucidPolicy,
@@ -120,24 +121,32 @@ def window_starts(n_test: int, n_windows: int, window_jobs: int) -> list[int]:
 
 
 class QueueAwareScheduler:
-    """The Primo scheduler of one simulated window, reading each job's queue (``vc``) from the trace.
+    """The Primo scheduler of one simulated window, reading each job's queue (``vc``) and the other
+    submission attributes the simulator does not carry (:data:`adapters.scheduler.jobs.SUBMIT_TIME_COLUMNS`,
+    e.g. the requested run time) from the trace.
 
     The simulator runs every job in one pool, so a simulated job's ``vc`` is the pool; the workload
-    model reads the queue the job was submitted to, which is known at submission. Every other
-    question goes to the wrapped :class:`adapters.scheduler.embedded.EmbeddedScheduler` unchanged.
+    model reads the queue the job was submitted to, which is known at submission, as is what the user
+    requested. Every other question goes to the wrapped
+    :class:`adapters.scheduler.embedded.EmbeddedScheduler` unchanged.
+
+    Parameters
+    ----------
+    embedded : the scheduler.
+    submitted_as : job id -> ``{"vc": queue, ...}`` (see :func:`submission_attributes`).
 
     Example
     -------
-    >>> sched = QueueAwareScheduler(embedded, {"17": "short"})  # doctest: +SKIP
+    >>> sched = QueueAwareScheduler(embedded, {"17": {"vc": "short", "req_time": 3600.0}})  # doctest: +SKIP
     """
 
-    def __init__(self, embedded, queue_of: dict[str, str]):
+    def __init__(self, embedded, submitted_as: dict[str, dict]):
         self.embedded = embedded
-        self.queue_of = queue_of
+        self.submitted_as = submitted_as
 
     def _record(self, job) -> dict:
-        return {"job_id": job.job_id, "user": job.user, "name": job.name, "vc": self.queue_of[job.job_id],
-                "gpu_num": job.gpu_num, "cpu_num": job.cpu_num, "submit_time": job.submit_time}
+        return {"job_id": job.job_id, "user": job.user, "name": job.name, "gpu_num": job.gpu_num,
+                "cpu_num": job.cpu_num, "submit_time": job.submit_time, **self.submitted_as[job.job_id]}
 
     def estimate(self, job) -> float:
         return self.embedded.estimate(self._record(job))
@@ -155,6 +164,21 @@ class QueueAwareScheduler:
         return self.embedded.forecast(history)
 
 
+def submission_attributes(jobs: pd.DataFrame) -> dict[str, dict]:
+    """Job id -> what the job was submitted with that a simulated job does not carry: its queue (``vc``) and
+    its :func:`adapters.scheduler.jobs.submit_time_columns` (for :class:`QueueAwareScheduler`).
+
+    Example
+    -------
+    >>> submission_attributes(pd.DataFrame({"job_id": ["7"], "vc": ["short"], "req_time": [60.0]}))
+    {'7': {'vc': 'short', 'req_time': 60.0}}
+    """
+    columns = ["vc", *submit_time_columns(jobs)]
+    frame = jobs[columns].astype({"vc": str})
+    frame.index = jobs["job_id"].astype(str)
+    return frame.to_dict("index")
+
+
 @dataclass
 class WarmStart:
     """What every estimator knows when a window starts: the trace's jobs that had ended by then (with their
@@ -169,7 +193,8 @@ class WarmStart:
         submit = trace["submit_time"]
         recent = trace[(submit >= time - recent_window) & (submit < time)]
         return cls(done[["user", "name", "gpu_num", "duration"]].to_dict("records"),
-                   recent[["job_id", "user", "name", "vc", "gpu_num", "cpu_num", "submit_time"]].to_dict("records"))
+                   recent[["job_id", "user", "name", "vc", "gpu_num", "cpu_num", "submit_time",
+                           *submit_time_columns(trace)]].to_dict("records"))
 
     def rolling(self, similarity_threshold: float = 1.0) -> workload.RollingEstimator:
         """A fresh rolling estimator holding the finished jobs, in the order they ended."""
@@ -186,7 +211,7 @@ def policy_factories(primo_scheduler: Callable[[], object],
 
     Example
     -------
-    >>> policies = policy_factories(lambda: make_primo(warm, queue_of), warm.rolling)  # doctest: +SKIP
+    >>> policies = policy_factories(lambda: make_primo(warm, submitted_as), warm.rolling)  # doctest: +SKIP
     """
     def lucid(profiler_nodes: int):
         def make():
@@ -215,8 +240,9 @@ def simulate_windows(trace: pd.DataFrame, test: pd.DataFrame, make_primo: Callab
     ----------
     trace : the whole job table (the warm start reads its jobs that ended before each window).
     test : the held-out jobs (rows of ``trace``), in submit order.
-    make_primo : ``make_primo(warm, queue_of)`` returns the Primo scheduler (estimator, sharing scorer,
-        throughput forecaster) warm-started with ``warm`` (a :class:`WarmStart`).
+    make_primo : ``make_primo(warm, submitted_as)`` returns the Primo scheduler (estimator, sharing scorer,
+        throughput forecaster) warm-started with ``warm`` (a :class:`WarmStart`); ``submitted_as`` is
+        :func:`submission_attributes` of the window.
     loads : offered loads the cluster is sized to.
     catalog : workload profiles (Lucid's packing); the shared data's by default.
     policies : subset of policy names (all by default).
@@ -237,9 +263,10 @@ def simulate_windows(trace: pd.DataFrame, test: pd.DataFrame, make_primo: Callab
         window = test.iloc[first:first + size].copy()
         window.attrs = dict(trace.attrs)
         warm = WarmStart.at(trace, float(window["submit_time"].iloc[0]))
-        queue_of = dict(zip(window["job_id"].astype(str), window["vc"].astype(str)))
+        submitted_as = submission_attributes(window)
         profiles = assign_profiles(window, catalog, seed=w)
-        factories = policy_factories(lambda warm=warm, queue_of=queue_of: make_primo(warm, queue_of), warm.rolling)
+        factories = policy_factories(lambda warm=warm, submitted_as=submitted_as: make_primo(warm, submitted_as),
+                                     warm.rolling)
         for load in loads:
             nodes, scale = size_cluster(window, load)
             jobs = scale_arrivals(window, scale).assign(vc=POOL)

@@ -20,12 +20,13 @@ import numpy as np
 import pandas as pd
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
-from scipy.stats import kendalltau, spearmanr
+from scipy.stats import bootstrap, kendalltau, rankdata, spearmanr
 from sklearn.cluster import AffinityPropagation
 from sklearn.metrics import r2_score
 
 from adapters.scheduler.baselines import BASELINE_NAMES, fit_predict_timed, make_baseline, make_ebm
 from adapters.scheduler.jobs import JOB_COLUMNS, submit_timestamps, time_split
+from primo.report.claims import PairedDifference
 
 logger = logging.getLogger(__name__)
 
@@ -165,6 +166,8 @@ class RollingEstimator:
         self._by_gpu: dict[int, _Mean] = defaultdict(_Mean)
         self._by_user: dict[str, _Mean] = defaultdict(_Mean)
         self._by_user_gpu: dict[tuple[str, int], _Mean] = defaultdict(_Mean)
+        self._log_by_user: dict[str, _Mean] = defaultdict(_Mean)  # log1p(duration): a typical job, not the mean
+        self._last_by_user: dict[str, float] = {}
         self._history: dict[str, dict[str, deque]] = defaultdict(dict)  # user -> name -> (seq, duration)
         self._seq = 0
 
@@ -175,6 +178,8 @@ class RollingEstimator:
         self._by_gpu[gpu].add(duration)
         self._by_user[user].add(duration)
         self._by_user_gpu[user, gpu].add(duration)
+        self._log_by_user[user].add(float(np.log1p(duration)))
+        self._last_by_user[user] = duration
         name = str(job["name"])
         if name:
             history = self._history[user].setdefault(name, deque(maxlen=self.max_history))
@@ -224,12 +229,15 @@ class RollingEstimator:
         return (value, case) if return_case else value
 
     def features(self, job) -> dict[str, float]:
-        """History features of ``job`` from the same state (durations in seconds)."""
+        """History features of ``job`` from the same state (durations in seconds, except
+        ``user_log_mean_duration``: the mean of the user's log1p durations, their typical job, which
+        an arithmetic mean dominated by a few very long jobs is not)."""
         user, gpu = str(job["user"]), int(job["gpu_num"])
         estimate, case, matched = self._estimate(job)
         user_mean = self._by_user.get(user)
         user_gpu = self._by_user_gpu.get((user, gpu))
         gpu_mean = self._by_gpu.get(gpu)
+        user_log = self._log_by_user.get(user)
         return {
             "rolling_estimate": estimate,
             "rolling_case": float(CASES.index(case)),
@@ -239,6 +247,8 @@ class RollingEstimator:
             "name_finished": float(len(matched)),
             "name_last_duration": matched[0][1] if matched else np.nan,
             "gpu_mean_duration": gpu_mean.mean if gpu_mean else np.nan,
+            "user_log_mean_duration": user_log.mean if user_log else np.nan,
+            "user_last_duration": self._last_by_user.get(user, np.nan),
         }
 
 
@@ -334,9 +344,53 @@ def duration_metrics(y_true, y_pred) -> dict[str, float]:
     }
 
 
+def _spearman_rows(y, prediction, axis: int = -1) -> np.ndarray:
+    """Spearman ρ of ``y`` and ``prediction`` along ``axis`` (Pearson of the average ranks; NaN for constant rows)."""
+    ry, rp = rankdata(y, axis=axis), rankdata(prediction, axis=axis)
+    ry = ry - ry.mean(axis=axis, keepdims=True)
+    rp = rp - rp.mean(axis=axis, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (ry * rp).sum(axis=axis) / np.sqrt((ry ** 2).sum(axis=axis) * (rp ** 2).sum(axis=axis))
+
+
+def spearman_difference(y_true, a, b, *, n_resamples: int = 2000, confidence: float = 0.95,
+                        random_state: int = 0) -> PairedDifference:
+    """Spearman(y, a) − Spearman(y, b) on the same jobs, with a paired bootstrap interval over the jobs.
+
+    A rank correlation is not a mean of per-job values, so :func:`primo.report.claims.paired_bootstrap`
+    does not apply; the jobs are resampled with ``y``, ``a`` and ``b`` together (scipy's
+    ``bootstrap(paired=True)``, percentile interval) and both correlations recomputed on each resample.
+    ``median`` is None: there is no per-job difference to take the median of.
+
+    Example
+    -------
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.lognormal(size=300)
+    >>> d = spearman_difference(y, y * rng.lognormal(0, 0.1, 300), y * rng.lognormal(0, 2, 300), n_resamples=200)
+    >>> bool(d.low > 0), d.n
+    (True, 300)
+    """
+    y, a, b = (np.asarray(v, dtype=float).ravel() for v in (y_true, a, b))
+    if not y.size == a.size == b.size:
+        raise ValueError(f"paired samples differ in length: {y.size}, {a.size}, {b.size}")
+    if y.size < 3 or not (np.all(np.isfinite(y)) and np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        raise ValueError("a Spearman difference needs at least 3 jobs with finite values")
+
+    def difference(y, a, b, axis=-1):
+        return _spearman_rows(y, a, axis) - _spearman_rows(y, b, axis)
+
+    observed = float(difference(y, a, b))
+    interval = bootstrap((y, a, b), difference, paired=True, vectorized=True, n_resamples=n_resamples,
+                         batch=max(1, int(2e6 // y.size)), confidence_level=confidence, method="percentile",
+                         random_state=random_state).confidence_interval
+    return PairedDifference(mean=observed, low=float(interval.low), high=float(interval.high), median=None,
+                            n=int(y.size), confidence=confidence)
+
+
 _NAME_FEATURES = ("name_finished", "name_last_duration")
+_USER_TYPICAL_FEATURES = ("user_log_mean_duration", "user_last_duration")
 _LOG_FEATURES = ("rolling_estimate", "user_mean_duration", "user_gpu_mean_duration",
-                 "name_last_duration", "gpu_mean_duration")
+                 "name_last_duration", "gpu_mean_duration", "user_last_duration")
 
 
 @dataclass
@@ -438,7 +492,7 @@ class OnlineRollingEstimator:
 def workload_dataset(jobs: pd.DataFrame, boundary, *, name_mode: str = "auto",
                      extra_features=(), estimator: RollingEstimator | None = None,
                      clusterer: NameClusterer | None = None, id_encoding: str = "ordinal",
-                     max_train_jobs: int | None = None) -> WorkloadData:
+                     max_train_jobs: int | None = None, user_typical: bool = False) -> WorkloadData:
     """Build the Workload Estimate Model data with a time split at ``boundary``.
 
     Categorical codes (user, vc, name bucket) are learned from the training jobs only;
@@ -460,6 +514,11 @@ def workload_dataset(jobs: pd.DataFrame, boundary, *, name_mode: str = "auto",
         ``"categorical"`` (pandas ``category`` columns of the training ids, unseen ones missing):
         a user id is a label, not a quantity, and PrDT/PrAM split categories as categories.
     max_train_jobs : keep only the latest training jobs (history features still use the whole trace).
+    user_typical : add ``user_log_mean_duration`` (mean log1p duration of the user's finished jobs) and
+        ``user_last_duration`` (the user's most recently finished job). Helios' history features are
+        arithmetic means, which a few very long jobs dominate; on logs without application ids the rolling
+        estimate is such a mean, and these two say what the user's jobs typically and lately take. Off by
+        default because the Slurm plugin (``adapters/scheduler/slurm/job_submit.lua``) does not compute them.
 
     Example
     -------
@@ -501,6 +560,8 @@ def workload_dataset(jobs: pd.DataFrame, boundary, *, name_mode: str = "auto",
     hist = history.copy()
     if name_mode == "none":  # name-history features are empty without names
         hist = hist.drop(columns=list(_NAME_FEATURES))
+    if not user_typical:
+        hist = hist.drop(columns=list(_USER_TYPICAL_FEATURES))
     for col in _LOG_FEATURES:
         if col in hist:
             hist[col] = np.log1p(hist[col])

@@ -8,7 +8,7 @@ import pytest
 
 from adapters.scheduler import casestudy, packing, throughput, workload
 from adapters.scheduler.policy_study import (POOL, WarmStart, offered_load, paired_comparisons, policy_factories,
-                                             scale_arrivals, size_cluster, window_starts)
+                                             scale_arrivals, size_cluster, submission_attributes, window_starts)
 from adapters.scheduler.simulator import OracleEstimator, Simulator, WorkloadCatalog, assign_profiles
 from adapters.scheduler.simulator.job import JobState
 from primo import PrAMRegressor, PrDTClassifier, PrDTRegressor
@@ -76,9 +76,11 @@ def study(data_dir):
     trace = random_jobs(700, seed=3, horizon=60_000.0)
     trace["name"] = trace["name"].str.removeprefix("app")  # application ids
     trace.loc[trace.index[-60:], "user"] = "newcomer"  # an id the models never saw
+    trace["req_time"] = np.ceil(trace["duration"] * 1.5 / 600) * 600  # what users ask for, known at submission
     boundary = float(trace["submit_time"].iloc[450])
     data = workload.workload_dataset(trace, boundary, estimator=workload.RollingEstimator(similarity_threshold=1.0),
-                                     id_encoding="categorical")
+                                     id_encoding="categorical", extra_features=("req_time",), user_typical=True)
+    assert {"req_time", "user_log_mean_duration", "user_last_duration"} <= set(data.X_train.columns)
     model = PrDTRegressor(max_depth=3, random_state=0).fit(data.X_train, np.log1p(data.y_train))
     singles = packing.load_single_profiles(data_dir)
     tree = PrDTClassifier(max_depth=2, random_state=0).fit(singles[list(packing.FEATURES)].astype(float),
@@ -101,10 +103,10 @@ def test_warm_start_holds_only_jobs_that_had_ended(study):
     perturbed = trace.assign(duration=np.where(unknown, trace["duration"] * 1000.0, trace["duration"]))
     warm_perturbed = WarmStart.at(perturbed, t)
     window = trace.iloc[500:540]
-    queue_of = dict(zip(window["job_id"], window["vc"]))
+    submitted_as = submission_attributes(window)
     records = [dict(r, duration=np.nan) for r in window.to_dict("records")]
     assert all("duration" not in r for r in warm.recent)  # recent submissions: known, but not their durations
-    for build in (lambda w: workload.OnlineRollingEstimator(w.rolling()), lambda w: make(w, queue_of).embedded):
+    for build in (lambda w: workload.OnlineRollingEstimator(w.rolling()), lambda w: make(w, submitted_as).embedded):
         assert [build(warm).estimate(r) for r in records] == [build(warm_perturbed).estimate(r) for r in records]
     assert casestudy.primo_factory.__kwdefaults__["holidays"] == ()  # no country's calendar by default
 
@@ -116,7 +118,7 @@ def test_simulated_primo_scheduler_predicts_like_the_model(study, offset):
     model.metadata_.pop("offset_feature", None)
     if offset:  # a model of the correction to the rolling estimate (fit_duration_model's default form)
         model.metadata_["offset_feature"] = offset
-    sched = make(WarmStart([], []), dict(zip(trace["job_id"], trace["vc"])))
+    sched = make(WarmStart([], []), submission_attributes(trace))
     # replay the trace as online_history does: finished jobs are observed before each submission
     ends, pending, estimates = workload.job_end_times(trace), [], []
     is_test = trace.index.isin(data.X_test.index)
@@ -145,12 +147,12 @@ def test_no_estimator_sees_a_duration_before_the_job_ends(study, data_dir):
     window = test.iloc[:120].copy()
     window.attrs = dict(trace.attrs)
     warm = WarmStart.at(trace, float(window["submit_time"].iloc[0]))
-    queue_of = dict(zip(window["job_id"], window["vc"]))
+    submitted_as = submission_attributes(window)
     catalog = WorkloadCatalog.from_data_dir(data_dir)
     nodes, scale = size_cluster(window, 0.95)
     jobs = scale_arrivals(window, scale).assign(vc=POOL)
     checked = []
-    for name, factory in policy_factories(lambda: make(warm, queue_of), warm.rolling).items():
+    for name, factory in policy_factories(lambda: make(warm, submitted_as), warm.rolling).items():
         policy = factory()
         if name in ("fifo", "tiresias", "sjf_oracle"):  # no estimator (SJF reads durations by design)
             continue

@@ -1,11 +1,13 @@
 """Workload Estimate Model: QSSF rolling estimator, online history without leakage, name buckets."""
+import numpy as np
 import pandas as pd
 import pytest
 
 from adapters.scheduler.jobs import last_month_start, load_swf
 from adapters.scheduler.workload import (NameClusterer, OnlineRollingEstimator, RollingEstimator,
                                          default_name_mode, duration_metrics, evaluate_workload_models,
-                                         finished_by, online_history, qssf_priority, workload_dataset)
+                                         finished_by, online_history, qssf_priority, spearman_difference,
+                                         workload_dataset)
 
 
 def job(user, name, gpu, duration=None):
@@ -65,6 +67,10 @@ def test_online_history_uses_only_jobs_finished_before_submission():
     assert hist.loc[3, "rolling_estimate"] == pytest.approx((500 + 0.5 * 10 + 0.25 * 100) / 1.75)
     assert hist.loc[3, "user_finished"] == 3 and hist.loc[3, "name_last_duration"] == 500.0
     assert hist["user_recent_submits"].tolist() == [0.0, 1.0, 2.0, 3.0]
+    # the user's typical job: mean log1p duration; the last one is the most recently *finished* (b, at 550)
+    assert hist.loc[3, "user_log_mean_duration"] == pytest.approx(np.mean(np.log1p([100.0, 10.0, 500.0])))
+    assert hist.loc[3, "user_last_duration"] == 500.0 and hist.loc[2, "user_last_duration"] == 100.0
+    assert np.isnan(hist.loc[0, "user_log_mean_duration"]) and np.isnan(hist.loc[1, "user_last_duration"])
     # b's duration is unknown when c is submitted: changing it must not move c's features
     longer = jobs.copy()
     longer.loc[1, "duration"] = 5000.0
@@ -120,6 +126,29 @@ def test_dataset_codes_come_from_training_jobs_only():
         workload_dataset(jobs, 1e9)
     with pytest.raises(ValueError, match="extra_features"):
         workload_dataset(jobs, 2000.0, extra_features=("req_time",))
+    assert "user_last_duration" not in data.X_train.columns  # the Slurm plugin's features by default
+    typical = workload_dataset(jobs.assign(req_time=120.0), 2000.0, name_mode="cluster", user_typical=True,
+                               extra_features=("req_time",)).X_test
+    assert (typical["req_time"] == 120.0).all()
+    assert np.isfinite(typical["user_log_mean_duration"].iloc[:-1]).all()  # known users...
+    assert np.isnan(typical["user_log_mean_duration"].iloc[-1])  # ...but nothing of the newcomer
+    # durations are log1p like the other history durations; the log mean is log already
+    assert typical["user_last_duration"].max() < np.log1p(200.0) and typical["user_log_mean_duration"].max() < 5
+
+
+def test_spearman_difference_is_paired_over_jobs():
+    rng = np.random.default_rng(0)
+    y = rng.lognormal(size=400)
+    good, bad = y * rng.lognormal(0.0, 0.2, 400), y * rng.lognormal(0.0, 3.0, 400)
+    d = spearman_difference(y, good, bad, n_resamples=300)
+    assert d.mean == pytest.approx(duration_metrics(y, good)["spearman"] - duration_metrics(y, bad)["spearman"])
+    assert 0 < d.low < d.mean < d.high and d.median is None and d.n == 400
+    same = spearman_difference(y, good, good * 2.0, n_resamples=100)  # same ranking: exactly no difference
+    assert same.mean == same.low == same.high == 0.0
+    with pytest.raises(ValueError, match="length"):
+        spearman_difference(y, good, bad[:-1])
+    with pytest.raises(ValueError, match="finite"):
+        spearman_difference(y, np.where(y > 1, np.nan, y), bad)
 
 
 def test_real_nasa_log_model_ranks_durations(data_dir):
