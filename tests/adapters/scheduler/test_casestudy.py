@@ -30,6 +30,9 @@ def test_quick_casestudy_writes_everything(data_dir, tmp_path):
 def test_readme_renders_tables_and_extra_outputs(tmp_path):
     table = [{"model": "primo_pram", "mae": 3.5, "published_mae": 4.125, "fit_s": 1.0}]
     difference = {"mean": -0.2, "low": -0.3, "high": -0.1, "median": -0.2, "n": 50, "confidence": 0.95}
+    below = {"mean": -0.1, "low": -0.15, "high": -0.05, "median": None, "n": 50, "confidence": 0.95}
+    noise = {"mean": -0.01, "low": -0.03, "high": 0.01, "median": None, "n": 50, "confidence": 0.95}
+    above = {"mean": 0.2, "low": 0.1, "high": 0.3, "median": None, "n": 50, "confidence": 0.95}
     runs = [{"load": 0.8, "window": w, "nodes": 2, "arrival_scale": 1.0, "policies": {
         p: {"avg_jct_h": v + w, "avg_queue_h": v / 2 + w} for p, v in
         (("fifo", 2.0), ("sjf_oracle", 0.5), ("tiresias", 1.5), ("qssf_rolling", 1.25), ("qssf_primo", 1.2),
@@ -39,12 +42,21 @@ def test_readme_renders_tables_and_extra_outputs(tmp_path):
         "throughput": {"table": table},
         "packing": {"published_accuracy": 0.941, "n_leaves": 4, "complexity": 8,
                     "table": [{"protocol": "stratified", "accuracy": 0.7, "std": 0.1, "folds": 5}]},
-        "workload_study": [{"trace": "log_a", "n_train": 10, "n_test": 50, "n_users": 3, "model_family": "PrDTRegressor",
+        "workload_study": [{"trace": "log_a", "format": "swf", "n_train": 10, "n_test": 50, "n_users": 3, "model_family": "PrDTRegressor",
                             "model_size": 5.0, "target_met": False,
                             "table": [{"model": m, "spearman": v} for m, v in
                                       (("primo", 0.5), ("qssf_primo", 0.6), ("rolling", 0.7), ("lightgbm", 0.4),
                                        ("qssf_lightgbm", 0.65))],
-                            "abs_log_error": {"primo_vs_rolling": difference, "primo_vs_lightgbm": difference}}],
+                            "abs_log_error": {"primo_vs_rolling": difference, "primo_vs_lightgbm": difference},
+                            "requested_features": ["req_time"],
+                            "spearman_difference": {"qssf_primo_vs_rolling": below, "qssf_primo_vs_lightgbm": above}},
+                           {"trace": "log_b", "format": "swf", "n_train": 10, "n_test": 50, "n_users": 3, "model_family": "PrAMRegressor",
+                            "model_size": 9.0, "target_met": False,
+                            "table": [{"model": m, "spearman": v} for m, v in
+                                      (("primo", 0.69), ("qssf_primo", 0.6), ("rolling", 0.7), ("lightgbm", 0.4),
+                                       ("qssf_lightgbm", 0.65))],
+                            "abs_log_error": {"primo_vs_rolling": difference, "primo_vs_lightgbm": difference},
+                            "spearman_difference": {"primo_vs_rolling": noise, "primo_vs_lightgbm": above}}],
         "policy_study": [{"trace": "log_a", "runs": runs, "paired": policy_study.paired_comparisons(runs, n_resamples=200)}],
     }
     (tmp_path / "decision_latency_primo.txt").write_text("queued wall\n2048 2.5\n")
@@ -53,8 +65,15 @@ def test_readme_renders_tables_and_extra_outputs(tmp_path):
         "tune_jct_h": {"defaults": 1.0, "best": 0.75}, "eval_jct_h": {"defaults": 2.0, "best": 2.5}}))
     text = casestudy.render_readme(results, tmp_path)
     assert "| primo_pram | 3.500 | 4.125 | 1.000 |" in text
-    assert "| log_a | 10 | 50 | 3 | PrDTRegressor | 5.000 | 0.500 | 0.600 | 0.700 | 0.400 | 0.650 | **no** |" in text
+    assert ("| log_a | 10 | 50 | 3 | PrDTRegressor | 5.000 | req_time | 0.500 | 0.600 | 0.700 | 0.400 | 0.650 | "
+            "−0.100 [−0.150, −0.050] | +0.200 [+0.100, +0.300] | **no** |") in text
+    assert "| log_b | 10 | 50 | 3 | PrAMRegressor | 9.000 | – | 0.690 |" in text
+    assert "| −0.010 [−0.030, +0.010] | +0.200 [+0.100, +0.300] | within noise |" in text
+    assert "below but within noise (paired interval contains 0) on log_b; below beyond noise on log_a" in text
     assert "| log_a | 0.800 | 2/2/2 | 1.00/1.00/1.00 | 3.000 | 1.500 | 2.500 | 2.250 | 2.200 | 2.000 | 2.100 | lucid_primo |" in text
     assert "−0.250 [−0.250, −0.250]" in text  # lucid_primo − qssf_rolling over the 3 windows
-    assert text.count("| holds |") == 4  # two duration claims and two Lucid claims at load 0.8
+    # per log two |log error| claims and two Spearman claims (log_a: -0.1 does not hold, +0.2 holds; log_b:
+    # within noise, holds), and two Lucid claims at load 0.8
+    assert text.count("| holds |") == 4 + 2 + 2 and text.count("| does not hold |") == 1
+    assert "`qssf_primo` (the better Primo variant on this log) ranks test jobs" in text
     assert "2048 2.5" in text and "| best | 0.750 | 2.500 |" in text
