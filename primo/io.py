@@ -452,8 +452,8 @@ def _check_header(document: Any) -> None:
         raise ModelFileError("model_class is not a string")
 
 
-#: The classes a model file may name, by class name. :mod:`primo.models` registers its families here
-#: (io sits beside the model families and must not import them: they save through io).
+#: The classes a model file may name, by class name. :func:`primo.models.register_families` registers the
+#: families here (io sits beside the model families and must not import them: they save through io).
 MODEL_CLASSES: dict[str, type] = {}
 
 
@@ -474,9 +474,9 @@ def model_from_document(document: dict, arrays: dict[str, np.ndarray] | None = N
     >>> rebuilt = model_from_document(json.loads(primo.export.to_json(model)))  # doctest: +SKIP
     """
     _check_header(document)
-    # ``import primo`` is lazy: the families register when primo.models is first imported (at run time
-    # here, so that io still does not depend on them when modules load).
-    importlib.import_module("primo.models")
+    # ``import primo`` is lazy: the families register here, at run time, so that io still does not
+    # depend on them when modules load.
+    importlib.import_module("primo.models").register_families()
     cls_name = document["model_class"]
     cls = MODEL_CLASSES.get(cls_name)
     if cls is None:

@@ -357,7 +357,8 @@ def _plain(value, where: str) -> None:
 
 def validate_params(cls, params) -> None:
     """Constructor arguments stored in a file: known names, plain values, and (for scikit-learn's
-    trees) the estimator's own parameter constraints.
+    trees) the estimator's own parameter constraints. ``cls=None`` (no estimator is built from them,
+    :mod:`primo.export.saved`): plain values only.
 
     Example
     -------
@@ -369,10 +370,11 @@ def validate_params(cls, params) -> None:
     """
     if not isinstance(params, dict):
         _fail("params", f"expected an object, got {_type_name(params)}")
-    known = set(cls._get_param_names())
-    unknown = sorted(str(k) for k in params if k not in known)
-    if unknown:
-        _fail("params", f"unknown parameters {unknown[:5]} for {cls.__name__}")
+    if cls is not None:
+        known = set(cls._get_param_names())
+        unknown = sorted(str(k) for k in params if k not in known)
+        if unknown:
+            _fail("params", f"unknown parameters {unknown[:5]} for {cls.__name__}")
     _plain(params, "params")
     constraints = getattr(cls, "_parameter_constraints", None)
     if constraints:
@@ -403,11 +405,28 @@ def _fields(dtype: np.dtype) -> list[tuple[str, str]]:
     return [(name, dtype.fields[name][0].str) for name in dtype.names or ()]
 
 
+#: The node fields the structure check and a table predictor read, with their dtype kinds (scikit-learn's
+#: node records hold exactly these; its Tree reads them from raw memory, so building one needs its exact layout).
+_NODE_FIELD_KINDS = {"left_child": "i", "right_child": "i", "feature": "i", "threshold": "f", "impurity": "f",
+                     "n_node_samples": "i", "weighted_n_node_samples": "f", "missing_go_to_left": "u"}
+
+
+def _check_node_fields(nodes: np.ndarray, building_estimator: bool) -> None:
+    if building_estimator:
+        if _fields(nodes.dtype) != _fields(_node_dtype()):  # field names and types; JSON's copy has no padding
+            _fail("state.tree_.nodes", f"fields {_fields(nodes.dtype)} (expected {_fields(_node_dtype())})")
+        return
+    fields = nodes.dtype.fields or {}
+    wrong = [name for name, kind in _NODE_FIELD_KINDS.items() if name not in fields or fields[name][0].kind != kind]
+    if wrong:
+        _fail("state.tree_.nodes", f"fields {_fields(nodes.dtype)} lack or mistype {wrong}")
+
+
 #: scikit-learn's marker for "no feature / no threshold" at a leaf.
 _TREE_UNDEFINED = -2
 
 
-def validate_tree_state(state, *, classifier: bool) -> None:
+def validate_tree_state(state, *, classifier: bool, building_estimator: bool = True) -> None:
     """The fitted state of a PrDT (scikit-learn tree arrays + attributes), checked before use.
 
     Tree invariants: ``node_count`` nodes of scikit-learn's node dtype; a node is a leaf exactly when
@@ -417,6 +436,8 @@ def validate_tree_state(state, *, classifier: bool) -> None:
     split thresholds are finite, or ``+inf`` (scikit-learn's "every present value goes left" split
     for missing values); leaves carry feature and threshold -2; ``values`` is finite with one row
     per node. ``categories_`` (optional): ``{feature index: [category, ...]}``, unique strings.
+    ``building_estimator=False`` (a state read as tables only): node records need the fields read,
+    not scikit-learn's exact layout, and scikit-learn is not imported.
 
     Example
     -------
@@ -457,8 +478,7 @@ def validate_tree_state(state, *, classifier: bool) -> None:
 
     node_count = _int(tree["node_count"], "state.tree_.node_count", 1, 1 << 40)
     nodes = _array(tree["nodes"], "state.tree_.nodes", kinds="V", shape=(node_count,))
-    if _fields(nodes.dtype) != _fields(_node_dtype()):  # field names and types; JSON's copy has no padding
-        _fail("state.tree_.nodes", f"fields {_fields(nodes.dtype)} (expected {_fields(_node_dtype())})")
+    _check_node_fields(nodes, building_estimator)
     _array(tree["values"], "state.tree_.values", dtype=np.float64,
            shape=(node_count, n_outputs, int(n_classes.max())), finite=True)
     depth = _check_tree_structure(nodes, n_features)
@@ -577,7 +597,7 @@ _EBM_FITTED_OPTIONAL = {"histogram_edges_", "histogram_weights_", "unique_val_co
                         "min_target_", "max_target_", "classes_"}
 
 
-def validate_additive_state(state, *, classifier: bool) -> None:
+def validate_additive_state(state, *, classifier: bool, building_estimator: bool = True) -> None:
     """The fitted state of a PrAM (interpret's EBM attributes), checked before use.
 
     Additive-model invariants: one bin list per feature with 1–2 levels, cut points finite, float64 and
@@ -586,6 +606,8 @@ def validate_additive_state(state, *, classifier: bool) -> None:
     ``bin_weights_``, ``standard_deviations_``, ``bagged_scores_``) shaped by its features' bins —
     ``len(cuts) + 3`` (missing, bins, unseen) or ``max(category bin) + 2`` — pairs 2-D, multiclass with
     a last axis per class; scores and intercepts finite; link matching the task.
+    ``building_estimator=False`` (a state read as tables only): the EBM's constructor parameters must
+    be plain values but are not matched against interpret's signature, and interpret is not imported.
 
     Example
     -------
@@ -601,7 +623,7 @@ def validate_additive_state(state, *, classifier: bool) -> None:
     expected_class = "ExplainableBoostingClassifier" if classifier else "ExplainableBoostingRegressor"
     if not _equals(ebm["class"], expected_class):
         _fail("state.ebm_.class", f"{ebm['class']!r} (expected {expected_class!r})")
-    _check_ebm_params(ebm["params"], classifier)
+    _check_ebm_params(ebm["params"], classifier, building_estimator)
     fitted = _dict(ebm["fitted"], "state.ebm_.fitted", required=_EBM_FITTED_REQUIRED | ({"classes_"} if classifier else set()),
                    optional=_EBM_FITTED_OPTIONAL)
     at = "state.ebm_.fitted"
@@ -625,15 +647,16 @@ def validate_additive_state(state, *, classifier: bool) -> None:
     _check_ebm_extras(fitted, n_features, classifier)
 
 
-def _check_ebm_params(params, classifier: bool) -> None:
-    from interpret.glassbox import ExplainableBoostingClassifier, ExplainableBoostingRegressor
-
-    ebm_class = ExplainableBoostingClassifier if classifier else ExplainableBoostingRegressor
+def _check_ebm_params(params, classifier: bool, building_estimator: bool) -> None:
     if not isinstance(params, dict):
         _fail("state.ebm_.params", f"expected an object, got {_type_name(params)}")
-    unknown = sorted(str(k) for k in params if k not in set(ebm_class._get_param_names()))
-    if unknown:
-        _fail("state.ebm_.params", f"unknown parameters {unknown[:5]}")
+    if building_estimator:
+        from interpret.glassbox import ExplainableBoostingClassifier, ExplainableBoostingRegressor
+
+        ebm_class = ExplainableBoostingClassifier if classifier else ExplainableBoostingRegressor
+        unknown = sorted(str(k) for k in params if k not in set(ebm_class._get_param_names()))
+        if unknown:
+            _fail("state.ebm_.params", f"unknown parameters {unknown[:5]}")
     _plain(params, "state.ebm_.params")
 
 
@@ -759,12 +782,16 @@ _STATE_CHECKS = {
 }
 
 
-def validate_state(class_name: str, state) -> None:
-    """Run the state check of the model class ``class_name`` (a key of ``primo.models.MODEL_CLASSES``)."""
+def validate_state(class_name: str, state, *, building_estimator: bool = True) -> None:
+    """Run the state check of the model class ``class_name`` (a key of ``primo.models.MODEL_CLASSES``).
+
+    ``building_estimator=False``: the state is only read as tables (:mod:`primo.export.saved`); the
+    checks that guard scikit-learn's and interpret's constructors are left to :func:`primo.io.load`.
+    """
     if class_name not in _STATE_CHECKS:
         _fail("model_class", f"unknown model class {class_name!r} (known: {', '.join(sorted(_STATE_CHECKS))})")
     check, classifier = _STATE_CHECKS[class_name]
-    check(state, classifier=classifier)
+    check(state, classifier=classifier, building_estimator=building_estimator)
 
 
 def validate_edit_records(records, where: str = "edits") -> list[dict]:

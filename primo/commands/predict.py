@@ -1,4 +1,9 @@
-"""``primo predict``: predictions of a saved model on a table."""
+"""``primo predict``: predictions of a saved model on a table.
+
+The model file's own tables predict (:mod:`primo.export.saved`): the same checks and predictions as the
+model :func:`primo.load` builds, without importing scikit-learn or interpret (a second and a half of
+start-up). A file only the estimator can answer for (e.g. a tree with several outputs) is loaded in full.
+"""
 from __future__ import annotations
 
 import sys
@@ -14,21 +19,43 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    import pandas as pd
+    from primo.export.saved import NeedsEstimator, read_predictor
+    from primo.tabular import read_table, write_table
 
-    import primo
-    from primo.tabular import model_inputs, read_table, write_table
+    try:
+        model = read_predictor(args.model)
+        table = read_table(args.data)
+        result = predictions(model, table, proba=args.proba)
+    except NeedsEstimator:
+        import primo
 
-    model = primo.load(args.model)
-    X = model_inputs(model, read_table(args.data))
-    result = pd.DataFrame({"prediction": model.predict(X)})
-    if args.proba:
-        if not hasattr(model, "predict_proba"):
-            raise ValueError(f"{type(model).__name__} is a regressor: --proba needs a classifier")
-        for label, column in zip(model.classes_, model.predict_proba(X).T):
-            result[f"proba_{label}"] = column
+        model = primo.load(args.model)
+        result = predictions(model, read_table(args.data), proba=args.proba)
     if args.out:
         write_table(result, args.out)
     else:
         result.to_csv(sys.stdout, index=False)
     return 0
+
+
+def predictions(model, table, *, proba: bool):
+    """A DataFrame of ``model``'s predictions on ``table`` (and class probabilities when ``proba``).
+
+    Example
+    -------
+    >>> predictions(primo.load("model.primo"), pd.read_csv("rows.csv"), proba=False)  # doctest: +SKIP
+       prediction
+    0         3.0
+    """
+    import pandas as pd
+
+    from primo.tabular import model_inputs
+
+    X = model_inputs(model, table)
+    result = pd.DataFrame({"prediction": model.predict(X)})
+    if proba:
+        if not hasattr(model, "predict_proba"):
+            raise ValueError(f"{type(model).__name__} is a regressor: --proba needs a classifier")
+        for label, column in zip(model.classes_, model.predict_proba(X).T):
+            result[f"proba_{label}"] = column
+    return result

@@ -65,19 +65,36 @@ Example
 """
 from __future__ import annotations
 
+import importlib
 import json
 import os
 from pathlib import Path
 
 from primo.errors import InputError
-from primo.export.c_source import to_c
-from primo.export.js_source import to_js
-from primo.export.lua_source import to_lua
-from primo.export.onnx_graph import to_onnx
-from primo.export.python_source import compile_python
+# Eager: the function shares its module's name, and importing the submodule later would shadow it.
 from primo.export.quantize import QuantizationReport, quantize
-from primo.export.tables import encode_categories, model_tables
 from primo.io import atomic_write_bytes, model_document
+
+# Public name -> module defining it, imported on first use (PEP 562): ``primo.export.saved`` (what
+# ``primo predict`` uses) must load without onnx, and the exporters each pull in their own libraries.
+_ATTRIBUTES = {
+    "to_c": "primo.export.c_source",
+    "to_js": "primo.export.js_source",
+    "to_lua": "primo.export.lua_source",
+    "to_onnx": "primo.export.onnx_graph",
+    "compile_python": "primo.export.python_source",
+    "encode_categories": "primo.export.tables",
+    "model_tables": "primo.export.tables",
+}
+
+
+def __getattr__(name: str):
+    if name not in _ATTRIBUTES:
+        raise AttributeError(f"module 'primo.export' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_ATTRIBUTES[name]), name)
+    globals()[name] = value  # later accesses skip this function
+    return value
+
 
 FORMATS = ("onnx", "c", "js", "lua", "json")
 
@@ -91,6 +108,8 @@ def to_json(model, *, indent: int | None = 1) -> str:
     >>> document["model_class"]  # doctest: +SKIP
     'PrDTClassifier'
     """
+    from primo.export.tables import model_tables
+
     model_tables(model)  # the same clear error as the other formats for what cannot be exported
     document, _ = model_document(model, inline_arrays=True)
     return json.dumps(document, indent=indent, allow_nan=False)
@@ -109,13 +128,9 @@ def export_model(model, format: str, path: str | os.PathLike, **options) -> Path
     if format not in FORMATS:
         raise InputError(f"unknown export format {format!r}; choose one of {', '.join(FORMATS)}", argument="format")
     if format == "onnx":
-        payload = to_onnx(model, **options).SerializeToString()
-    elif format == "c":
-        payload = to_c(model, **options).encode()
-    elif format == "js":
-        payload = to_js(model, **options).encode()
-    elif format == "lua":
-        payload = to_lua(model, **options).encode()
+        payload = __getattr__("to_onnx")(model, **options).SerializeToString()
+    elif format in ("c", "js", "lua"):
+        payload = __getattr__(f"to_{format}")(model, **options).encode()
     else:
         payload = to_json(model, **options).encode()
     return atomic_write_bytes(path, payload)
@@ -144,6 +159,8 @@ def export_all(model, out_dir: str | os.PathLike, *, name: str = "model", check_
     }
     report = None
     if check_data is not None:
+        from primo.export.tables import encode_categories, model_tables
+
         tables = model_tables(model)
         report = quantize(tables).compare(encode_categories(tables, check_data)).to_dict()
     return {"files": files, "integer_check": report}

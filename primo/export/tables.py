@@ -28,11 +28,12 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
-from sklearn.utils.validation import check_is_fitted
 
+from primo.models._base import check_is_fitted
 from primo.models.encoding import as_text
 
 #: The integer that stands for a missing value in integer mode (C: ``INT64_MIN``).
@@ -106,39 +107,51 @@ class TreeTables:
             return self.classes[self.leaf_labels[leaves]]
         return self.leaf_values[leaves, 0]
 
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities of each row's leaf (columns in the order of ``classes``)."""
+        if not self.is_classifier:
+            raise ValueError("predict_proba needs a classifier; these are a regressor's tables")
+        return self.leaf_values[self.apply(X)]
+
 
 def tree_tables(model) -> TreeTables:
     """The :class:`TreeTables` of a fitted PrDT (or any single-output scikit-learn decision tree)."""
     check_is_fitted(model)
     tree = model.tree_
-    if tree.n_outputs != 1:
-        raise ValueError(f"cannot export a tree with {tree.n_outputs} outputs; only single-output trees are supported")
-    left = tree.children_left.astype(np.intp)
+    return _tree_tables(
+        left=tree.children_left, right=tree.children_right, feature=tree.feature, threshold=tree.threshold,
+        missing_left=tree.missing_go_to_left, value=tree.value, classes=getattr(model, "classes_", None),
+        feature_names=_feature_names(model), vocabularies=getattr(model, "categories_", {}))
+
+
+def _tree_tables(*, left, right, feature, threshold, missing_left, value, classes, feature_names,
+                 vocabularies) -> TreeTables:
+    """:class:`TreeTables` from scikit-learn's node arrays (``value``: node × output × class)."""
+    if value.shape[1] != 1:
+        raise ValueError(f"cannot export a tree with {value.shape[1]} outputs; only single-output trees are supported")
+    left = np.asarray(left, dtype=np.intp)
     is_leaf = left == -1
-    leaf_index = np.full(tree.node_count, -1, dtype=np.intp)
+    leaf_index = np.full(len(left), -1, dtype=np.intp)
     leaf_index[is_leaf] = np.arange(is_leaf.sum())
-    values = tree.value[is_leaf, 0, :]
-    classes = getattr(model, "classes_", None)
+    values = value[is_leaf, 0, :]
     if classes is not None:
-        # Same normalisation as DecisionTreeClassifier.predict_proba, so probabilities match bit for bit.
-        normalizer = values.sum(axis=1, keepdims=True)
-        normalizer[normalizer == 0.0] = 1.0
-        values = values / normalizer
+        # scikit-learn (>= 1.4) stores class fractions and predict_proba returns them as they are:
+        # renormalising here would move the last bit of a quarter of the probabilities.
         labels = np.argmax(values, axis=1)
     else:
         labels = None
     return TreeTables(
-        feature_names=_feature_names(model),
-        feature=np.where(is_leaf, 0, tree.feature).astype(np.intp),
-        threshold=tree.threshold.astype(np.float64),
+        feature_names=feature_names,
+        feature=np.where(is_leaf, 0, feature).astype(np.intp),
+        threshold=np.asarray(threshold, dtype=np.float64),
         left=left,
-        right=tree.children_right.astype(np.intp),
-        missing_left=tree.missing_go_to_left.astype(bool),
+        right=np.asarray(right, dtype=np.intp),
+        missing_left=np.asarray(missing_left).astype(bool),
         leaf_index=leaf_index,
         leaf_values=values.astype(np.float64),
         leaf_labels=labels,
         classes=None if classes is None else np.asarray(classes),
-        vocabularies={int(j): list(v) for j, v in getattr(model, "categories_", {}).items()},
+        vocabularies={int(j): list(v) for j, v in vocabularies.items()},
     )
 
 
@@ -314,6 +327,29 @@ class AdditiveTables:
             return scores[:, 0]
         return self.classes[class_index(scores)]
 
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities (columns in the order of ``classes``), computed as interpret does.
+
+        The same operations in the same order as interpret's inverse link; interpret's exponential is its
+        own native one, so a probability may differ from interpret's in the last bit or two.
+
+        Example
+        -------
+        >>> tables.predict_proba(rows)  # doctest: +SKIP
+        array([[0.93, 0.07], ...])
+        """
+        if not self.is_classifier:
+            raise ValueError("predict_proba needs a classifier; these are a regressor's tables")
+        scores = self.decision_function(X)
+        with np.errstate(over="ignore", invalid="ignore"):  # +inf exponentials are mapped to 1 below
+            if scores.shape[1] == 1:
+                odds = np.exp(scores)
+                positive = odds / (odds + 1.0)
+                positive[np.isposinf(odds)] = 1.0
+                return np.c_[1.0 - positive, positive]
+            weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+            return weights / weights.sum(axis=1, keepdims=True)
+
 
 def class_index(scores: np.ndarray) -> np.ndarray:
     """Predicted class index from raw scores: log-odds > 0 (binary) or the first largest score."""
@@ -325,7 +361,11 @@ def class_index(scores: np.ndarray) -> np.ndarray:
 def additive_tables(model) -> AdditiveTables:
     """The :class:`AdditiveTables` of a fitted PrAM (or interpret EBM)."""
     check_is_fitted(model)
-    ebm = getattr(model, "ebm_", model)
+    return _additive_tables(getattr(model, "ebm_", model))
+
+
+def _additive_tables(ebm) -> AdditiveTables:
+    """:class:`AdditiveTables` from an EBM's fitted attributes (an EBM, or a namespace of its saved ones)."""
     link = str(ebm.link_)
     if link not in _SUPPORTED_LINKS:
         raise ValueError(f"cannot export an EBM with link {link!r}; supported links: {', '.join(_SUPPORTED_LINKS)}")
@@ -427,6 +467,29 @@ def model_tables(model) -> TreeTables | AdditiveTables:
     if hasattr(model, "best_estimator_"):
         raise TypeError(f"{type(model).__name__} selects a model: export its best_estimator_")
     raise TypeError(f"cannot export {type(model).__name__}: expected a fitted PrDT or PrAM model")
+
+
+def state_tables(model_class: str, state: dict) -> TreeTables | AdditiveTables:
+    """Tables of a saved model from its ``model_class`` and decoded ``state`` (:mod:`primo.io`), without
+    building its scikit-learn or interpret estimator.
+
+    ``state`` must have passed :func:`primo.validation.validate_state` (``building_estimator=False``
+    is enough). A tree with several outputs raises ``ValueError``, as :func:`tree_tables` does.
+
+    Example
+    -------
+    >>> document, arrays = primo.io.read_document("model.primo")  # doctest: +SKIP
+    >>> tables = state_tables(document["model_class"], primo.io.decode_tree(document["state"], arrays))  # doctest: +SKIP
+    """
+    if model_class.startswith("PrAM"):
+        return _additive_tables(SimpleNamespace(**state["ebm_"]["fitted"]))
+    tree, names = state["tree_"], state.get("feature_names_in_")
+    nodes = tree["nodes"]
+    return _tree_tables(
+        left=nodes["left_child"], right=nodes["right_child"], feature=nodes["feature"], threshold=nodes["threshold"],
+        missing_left=nodes["missing_go_to_left"], value=tree["values"], classes=state.get("classes_"),
+        feature_names=[f"x{i}" for i in range(state["n_features_in_"])] if names is None else [str(n) for n in names],
+        vocabularies=state.get("categories_", {}))
 
 
 def encode_categories(tables: TreeTables | AdditiveTables, X) -> np.ndarray:

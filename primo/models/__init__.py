@@ -1,16 +1,39 @@
-"""Primo's interpretable model families (automatic selection between them is :mod:`primo.selection`)."""
-from primo.models.pram import PrAMClassifier, PrAMRegressor
-from primo.models.prdt import PrDTClassifier, PrDTRegressor
+"""Primo's interpretable model families (automatic selection between them is :mod:`primo.selection`).
+
+The families are imported on first use (PEP 562), so that what sits beside them -- the input checks
+of :mod:`primo.models._base`, the encodings of :mod:`primo.models.encoding` -- loads without
+scikit-learn or interpret (``primo predict`` predicts from a model file's tables with those alone).
+
+>>> from primo.models import PrDTRegressor
+>>> PrDTRegressor.__name__
+'PrDTRegressor'
+"""
+import importlib
 
 from primo.io import MODEL_CLASSES, register_model_class
 
-for _family in (PrDTClassifier, PrDTRegressor, PrAMClassifier, PrAMRegressor):
-    register_model_class(_family)
+# public class -> module defining it
+_FAMILIES = {
+    "PrAMClassifier": "primo.models.pram",
+    "PrAMRegressor": "primo.models.pram",
+    "PrDTClassifier": "primo.models.prdt",
+    "PrDTRegressor": "primo.models.prdt",
+}
 
-__all__ = [
-    "PrAMClassifier",
-    "PrAMRegressor",
-    "PrDTClassifier",
-    "PrDTRegressor",
-    "MODEL_CLASSES",
-]
+
+def __getattr__(name: str):
+    if name not in _FAMILIES:
+        raise AttributeError(f"module 'primo.models' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_FAMILIES[name]), name)
+    globals()[name] = value  # later accesses skip this function
+    return value
+
+
+def register_families() -> dict[str, type]:
+    """Import the four families and let model files name them (:data:`primo.io.MODEL_CLASSES`)."""
+    for name in _FAMILIES:
+        register_model_class(__getattr__(name))
+    return MODEL_CLASSES
+
+
+__all__ = [*_FAMILIES, "MODEL_CLASSES"]

@@ -8,13 +8,41 @@ messages name neither the column nor the rows at fault, and PrAM's DataFrames go
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pandas as pd
-import scipy.sparse
-from sklearn.utils.validation import check_is_fitted
 
 from primo.errors import ColumnMismatchError, InputError, InputTypeError
 from primo.models.encoding import CATEGORICAL, NUMERIC, dtype_kind, numeric_values
+
+
+def check_is_fitted(model) -> None:
+    """scikit-learn's ``check_is_fitted``, imported only when the model does not answer "fitted" itself.
+
+    A predictor read from a model file (:mod:`primo.export.saved`) is fitted by construction and says
+    so through scikit-learn's ``__sklearn_is_fitted__`` protocol; answering it here keeps scikit-learn
+    (a second of imports) out of ``primo predict``.
+
+    Example
+    -------
+    >>> class Ready:
+    ...     def __sklearn_is_fitted__(self):
+    ...         return True
+    >>> check_is_fitted(Ready())
+    """
+    answer = getattr(model, "__sklearn_is_fitted__", None)
+    if answer is not None and answer():
+        return
+    from sklearn.utils.validation import check_is_fitted as sklearn_check_is_fitted
+
+    sklearn_check_is_fitted(model)
+
+
+def _is_sparse(X) -> bool:
+    # A SciPy sparse matrix cannot exist before scipy.sparse is imported, so it is not imported to ask.
+    sparse = sys.modules.get("scipy.sparse")
+    return sparse is not None and sparse.issparse(X)
 
 
 class PrimoModelMixin:
@@ -235,7 +263,7 @@ def check_training_input(model, X, y, sample_weight=None, *, classifier: bool, m
         _check_shape(n_rows, n_columns)
         X = _text_names(X)
         _check_frame_values(X, (), allow_infinity)
-    elif scipy.sparse.issparse(X):
+    elif _is_sparse(X):
         if not accept_sparse:
             raise InputTypeError(f"X is a sparse matrix, but {who} needs dense rows: pass X.toarray()", argument="X")
         n_rows, n_columns = X.shape
@@ -318,7 +346,7 @@ def check_prediction_input(model, X, *, numeric_frames_as_arrays: bool = False):
         _check_shape(*X.shape)
         _check_frame_values(X, set(model._features_read_as_numbers()), model._accepts_infinity)
         return X
-    if scipy.sparse.issparse(X):
+    if _is_sparse(X):
         n_rows, n_columns = X.shape
         if n_columns != expected:
             raise ColumnMismatchError(f"X has {n_columns} features, but {who} is expecting {expected} features as input",

@@ -70,7 +70,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_import_graph_is_read():
     graph = _import_graph()
-    assert "primo.models.prdt" in graph["primo.models"]
+    assert "primo.models._base" in graph["primo.models.prdt"]
     assert "primo.search.objective" in graph["primo.search.searchers"]
 
 
