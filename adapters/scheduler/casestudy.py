@@ -141,12 +141,19 @@ def model_codes(model) -> dict[str, list[str]]:
     return {names[j]: list(vocabulary) for j, vocabulary in tables.vocabularies.items()}
 
 
-def study_log(jobs: pd.DataFrame, settings: Settings) -> tuple[dict, dict]:
-    """Workload study of one log: Primo's model vs the rolling estimate and LightGBM, last month held out.
+def workload_data(jobs: pd.DataFrame, settings: Settings, *, requested: bool = True, user_typical: bool = True):
+    """The workload study's data of one log: the last calendar month held out, free-text names bucketed.
 
-    Returns ``(result, context)``: ``result`` for ``results.json`` (Spearman and the other metrics of
-    every estimator, the selection report, per-job paired |log error| differences) and ``context``
-    (the model, the data, the log range) for the policy study.
+    ``requested``: every model reads the log's submit-time requests (:func:`submit_time_columns` of the
+    training jobs, e.g. SWF's requested run time); ``user_typical``: the user's typical and last duration
+    (:func:`workload.workload_dataset`). Both were chosen on the month before the held-out one
+    (:mod:`adapters.scheduler.feature_study`).
+
+    Returns ``(jobs, data, name_mode, requested_columns, boundary)``; ``jobs`` carries the name buckets.
+
+    Example
+    -------
+    >>> jobs, data, name_mode, requested, boundary = workload_data(load_log("KTH-SP2-1996-2.1-cln.swf.gz"), FULL)  # doctest: +SKIP
     """
     boundary = last_month_start(jobs)
     if min(map(len, time_split(jobs, boundary))) < 2 * settings.n_windows:  # a short prefix (quick runs)
@@ -159,12 +166,22 @@ def study_log(jobs: pd.DataFrame, settings: Settings) -> tuple[dict, dict]:
         buckets = workload.NameClusterer().fit(train_names).transform(jobs["name"])
         jobs = jobs.assign(name=np.where(buckets < 0, "", pd.Series(buckets).map("b{}".format)))
         name_mode = "exact"
-    # what the user asked for (e.g. SWF's requested run time) is known at submission: every contender reads it
-    requested = submit_time_columns(time_split(jobs, boundary)[0])
+    columns = submit_time_columns(time_split(jobs, boundary)[0]) if requested else ()
     data = workload.workload_dataset(jobs, boundary, name_mode=name_mode,
                                      estimator=workload.RollingEstimator(similarity_threshold=1.0),
                                      id_encoding="categorical", max_train_jobs=settings.max_train_jobs,
-                                     extra_features=requested, user_typical=True)
+                                     extra_features=columns, user_typical=user_typical)
+    return jobs, data, name_mode, columns, boundary
+
+
+def study_log(jobs: pd.DataFrame, settings: Settings) -> tuple[dict, dict]:
+    """Workload study of one log: Primo's model vs the rolling estimate and LightGBM, last month held out.
+
+    Returns ``(result, context)``: ``result`` for ``results.json`` (Spearman and the other metrics of
+    every estimator, the selection report, per-job paired |log error| differences) and ``context``
+    (the model, the data, the log range) for the policy study.
+    """
+    jobs, data, name_mode, requested, boundary = workload_data(jobs, settings)
     model, selection, seconds = primo_models.fit_duration_model(data, settings.duration_trials, settings.budget)
     y_log = np.log1p(data.y_train)
     log_range = (float(y_log.min()), float(y_log.max()))
@@ -455,6 +472,7 @@ def render_readme(results: dict, out: Path | None = None) -> str:
     for path in sorted(Path(out).glob("decision_latency*.txt")) if out else ():
         parts += [f"## Decision latency (`{path.name}`, from benchmarks/scheduler_decision_latency.py)",
                   "```\n" + path.read_text().strip() + "\n```"]
+    parts += _feature_study_text(out)
     knobs = Path(out) / "knob_search.json" if out else None
     if knobs is not None and knobs.is_file():
         k = json.loads(knobs.read_text())
@@ -575,6 +593,25 @@ def _targets_text(results: dict) -> str:
                  "`qssf_primo`) and, for `lucid_primo`, the extra profiling node and packing; the duration model "
                  "itself moves QSSF little (`qssf_primo` vs `qssf_rolling`).")
     return " ".join(lines)
+
+
+def _feature_study_text(out) -> list[str]:
+    """README section of :mod:`adapters.scheduler.feature_study` (``feature_study.json`` in ``out``), if present."""
+    path = Path(out) / "feature_study.json" if out else None
+    if path is None or not path.is_file():
+        return []
+    rows = [{"trace": r["trace"], "inputs": r["variant"], "validation_month": r["validation_start"][:7],
+             "n_test": r["n_test"], "model": r["model"], "size": r["model_size"], **r["spearman"],
+             "target_met": "yes" if max(r["spearman"]["primo"], r["spearman"]["qssf_primo"])
+             >= max(r["spearman"]["rolling"], r["spearman"]["lightgbm"]) else "no"}
+            for r in json.loads(path.read_text())["rows"]]
+    return ["## Inputs of the workload model, chosen without the held-out month "
+            "(`python -m adapters.scheduler.feature_study`)",
+            "Each log without its last month; the month before it is the test, the jobs before that the training "
+            "(as above). Input sets: `helios` (Helios'/Lucid's features), `requested` (+ the log's submit-time "
+            "requests), `typical` (+ the user's typical and last duration), `both`. Spearman on the validation month.",
+            _md_table(rows, ["trace", "inputs", "validation_month", "n_test", "model", "size", "primo", "qssf_primo",
+                             "rolling", "lightgbm", "target_met"])]
 
 
 def _contender(study: dict) -> str:

@@ -63,6 +63,10 @@ def test_readme_renders_tables_and_extra_outputs(tmp_path):
     (tmp_path / "knob_search.json").write_text(json.dumps({
         "tune_jobs": 7, "eval_jobs": 8, "trials": [{}, {}], "defaults": {"lam": 0.5}, "best": {"lam": 0.9},
         "tune_jct_h": {"defaults": 1.0, "best": 0.75}, "eval_jct_h": {"defaults": 2.0, "best": 2.5}}))
+    (tmp_path / "feature_study.json").write_text(json.dumps({"rows": [{
+        "trace": "log_a", "variant": "both", "validation_start": "2000-05-01 00:00:00", "n_test": 40,
+        "model": "PrAMRegressor", "model_size": 12.0,
+        "spearman": {"primo": 0.7, "qssf_primo": 0.6, "rolling": 0.65, "lightgbm": 0.69}}]}))
     text = casestudy.render_readme(results, tmp_path)
     assert "| primo_pram | 3.500 | 4.125 | 1.000 |" in text
     assert ("| log_a | 10 | 50 | 3 | PrDTRegressor | 5.000 | req_time | 0.500 | 0.600 | 0.700 | 0.400 | 0.650 | "
@@ -76,4 +80,5 @@ def test_readme_renders_tables_and_extra_outputs(tmp_path):
     # within noise, holds), and two Lucid claims at load 0.8
     assert text.count("| holds |") == 4 + 2 + 2 and text.count("| does not hold |") == 1
     assert "`qssf_primo` (the better Primo variant on this log) ranks test jobs" in text
+    assert "| log_a | both | 2000-05 | 40 | PrAMRegressor | 12.000 | 0.700 | 0.600 | 0.650 | 0.690 | yes |" in text
     assert "2048 2.5" in text and "| best | 0.750 | 2.500 |" in text

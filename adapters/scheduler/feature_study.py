@@ -1,0 +1,132 @@
+"""Which inputs the Workload Estimate Model reads, chosen without looking at the held-out month.
+
+``python -m adapters.scheduler.feature_study [--jobs LOG ...] [--variants ...] [--data-dir DIR]
+[--out reports/scheduler/feature_study.json]``
+
+Every log's last calendar month is the case study's test period (:mod:`adapters.scheduler.casestudy`).
+Here that month is dropped and the month before it becomes the test: the study of the case study is
+repeated on the training period alone, once per input set, so that the choice of inputs never sees
+the held-out jobs. Input sets (every contender, Primo and LightGBM, reads the same one):
+
+- ``helios``: Helios' and Lucid's features (ids, demand, calendar, rolling estimate and arithmetic
+  means of earlier durations);
+- ``requested``: + what the job asked for, when the log records it (SWF's requested run time);
+- ``typical``: + the user's typical job (mean log1p duration) and last finished job;
+- ``both``: + both.
+
+Per log and set: Spearman of the Primo model, its QSSF merge, the rolling estimate and LightGBM on the
+validation month, mean |log1p error|, and the model chosen. Results are written after every log.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import spearmanr
+
+from adapters.scheduler import casestudy, primo_models, workload
+from adapters.scheduler.jobs import last_month_start, submit_time_columns, time_split
+from primo.datasets import resolve_data_dir
+from primo.io import atomic_write_bytes
+
+logger = logging.getLogger(__name__)
+
+VARIANTS = {"helios": (False, False), "requested": (True, False), "typical": (False, True), "both": (True, True)}
+"""Input set -> (read the log's submit-time requests, read the user's typical and last duration)."""
+
+
+def validation_log(jobs):
+    """The log without its last calendar month (the case study's test period), attributes kept.
+
+    Example
+    -------
+    >>> validation_log(jobs)["submit_time"].max() < jobs["submit_time"].max()  # doctest: +SKIP
+    True
+    """
+    attrs = dict(jobs.attrs)
+    earlier = time_split(jobs, last_month_start(jobs))[0].copy()
+    earlier.attrs.update(attrs)
+    return earlier
+
+
+def evaluate_variant(jobs, variant: str, settings: casestudy.Settings = casestudy.FULL) -> dict:
+    """One input set on a log whose last month is the test (pass :func:`validation_log` of a log).
+
+    Example
+    -------
+    >>> row = evaluate_variant(validation_log(load_log(path)), "both")  # doctest: +SKIP
+    """
+    requested, user_typical = VARIANTS[variant]
+    start = time.perf_counter()
+    jobs, data, _, columns, _ = casestudy.workload_data(jobs, settings, requested=requested,
+                                                         user_typical=user_typical)
+    predictions: dict = {}
+    workload.evaluate_workload_models(data, models=("lightgbm",), include_ebm=False,
+                                      random_state=settings.budget.random_state, predictions=predictions)
+    model, _, _ = primo_models.fit_duration_model(data, settings.duration_trials, settings.budget)
+    y_log = np.log1p(data.y_train)
+    primo = primo_models.predict_duration(model, data.X_test, (float(y_log.min()), float(y_log.max())))
+    y = data.y_test.to_numpy()
+    estimates = {"primo": primo, "qssf_primo": 0.5 * data.rolling_test + 0.5 * primo,
+                 "rolling": data.rolling_test, "lightgbm": predictions["lightgbm"]}
+    return {"trace": jobs.attrs["source"], "variant": variant, "requested": list(columns),
+            "validation_start": str(last_month_start(jobs)), "n_train": len(data.y_train), "n_test": len(y),
+            "spearman": {name: float(spearmanr(y, e).statistic) for name, e in estimates.items()},
+            "abs_log_error": {name: float(np.mean(np.abs(np.log1p(e) - np.log1p(y)))) for name, e in estimates.items()},
+            "model": type(model).__name__, "model_size": float(model.size_), "seconds": time.perf_counter() - start}
+
+
+def run(paths, variants=tuple(VARIANTS), out="reports/scheduler/feature_study.json",
+        settings: casestudy.Settings = casestudy.FULL) -> list[dict]:
+    """Every input set on every log (sets that add nothing to a log, e.g. ``requested`` on a log without
+    requests, are skipped); ``out`` is rewritten after every log.
+
+    Example
+    -------
+    >>> rows = run(["KTH-SP2-1996-2.1-cln.swf.gz"], variants=("helios", "both"), out="/tmp/f.json")  # doctest: +SKIP
+    """
+    unknown = sorted(set(variants) - set(VARIANTS))
+    if unknown:
+        raise ValueError(f"unknown input sets {unknown}; choose from {list(VARIANTS)}")
+    rows: list[dict] = []
+    for path in paths:
+        jobs = validation_log(casestudy.load_log(path))
+        has_requests = bool(submit_time_columns(jobs))
+        for variant in variants:
+            if VARIANTS[variant][0] and not has_requests:  # the same inputs as a set without requests
+                continue
+            row = evaluate_variant(jobs, variant, settings)
+            rows.append(row)
+            logger.info("%s %s: %s", row["trace"], variant, {k: round(v, 3) for k, v in row["spearman"].items()})
+        result = {"protocol": "the month before each log's held-out month is the test; training as in the case study",
+                  "settings": {"max_train_jobs": settings.max_train_jobs, "duration_trials": settings.duration_trials},
+                  "rows": rows}
+        atomic_write_bytes(Path(out), json.dumps(result, indent=2).encode())
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(prog="python -m adapters.scheduler.feature_study",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", nargs="+", default=None, metavar="LOG",
+                        help="job logs (default: every job log in <data-dir>/scheduler/jobs)")
+    parser.add_argument("--variants", nargs="+", choices=tuple(VARIANTS), default=tuple(VARIANTS))
+    parser.add_argument("--data-dir", default=None, help="shared data directory (default: $PRIMO_DATA_DIR or ../shared/data)")
+    parser.add_argument("--out", default="reports/scheduler/feature_study.json")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    logging.getLogger("interpret").setLevel(logging.WARNING)
+    warnings.filterwarnings("ignore", message="Missing values detected")
+    paths = args.jobs or casestudy.find_job_logs(resolve_data_dir(args.data_dir))
+    run(paths, args.variants, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
