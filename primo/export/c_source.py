@@ -43,6 +43,8 @@ from primo.export.codegen import (
     identifier,
     int_literal,
     join_wrapped,
+    shared_lookups,
+    TermLookup,
     tree_branches,
 )
 from primo.export.quantize import (
@@ -58,7 +60,6 @@ from primo.export.tables import (
     TreeTables,
     encode_categories,
     model_tables,
-    share_binnings,
 )
 
 _float = partial(float_literal, infinity="HUGE_VAL")
@@ -234,10 +235,9 @@ class _AdditiveWriter(_Writer):
 
     def __init__(self, tables: AdditiveTables, prefix, quantized):
         super().__init__(tables, prefix, quantized)
-        self.binnings: list[Binning] = quantized.binnings if quantized is not None else tables.binnings
-        self.shared = share_binnings(self.binnings)
-        self.shared_of = {b: shared for shared in self.shared for b in shared.level_bins}
-        self.scores = quantized.scores if quantized is not None else [term.scores for term in tables.terms]
+        binnings: list[Binning] = quantized.binnings if quantized is not None else tables.binnings
+        scores = quantized.scores if quantized is not None else [term.scores for term in tables.terms]
+        self.shared, self.lookups = shared_lookups(binnings, tables.terms, scores)
         self.intercept = quantized.intercept if quantized is not None else tables.intercept
         self.multiclass = tables.n_scores > 1
 
@@ -264,9 +264,9 @@ class _AdditiveWriter(_Writer):
             feature = comment_safe(self.tables.feature_names[f])
             bin_lines.append(f"    const int s{f} = {self.bin_expression(shared.binning, parts, feature)};")
         score_lines = []
-        for i, (term, scores) in enumerate(zip(self.tables.terms, self.scores)):
-            table, index = self.term_table(i, term, scores, parts)
-            parts.append(f"/* term {i}: {comment_safe(term.name)} */\n" + self.array(v, f"{p}_term{i}", table))
+        for i, (term, lookup) in enumerate(zip(self.tables.terms, self.lookups)):
+            index = self.term_row(i, lookup, parts)
+            parts.append(f"/* term {i}: {comment_safe(term.name)} */\n" + self.array(v, f"{p}_term{i}", lookup.scores))
             if self.multiclass:
                 score_lines.append(f"    t = {p}_term{i} + ({index}) * {n_scores};")
                 score_lines.append(f"    for (k = 0; k < {n_scores}; k++) scores[k] += t[k];")
@@ -297,27 +297,12 @@ class _AdditiveWriter(_Writer):
                 parts.append(f"static inline int {p}_predict(const {v} *x)\n{{\n    return {p}_decision(x) > {zero};\n}}")
         return "\n\n".join(parts)
 
-    def term_table(self, i: int, term, scores: np.ndarray, parts: list[str]) -> tuple[np.ndarray, str]:
-        """The table written for a term and the C expression of its row: a main term is tabled by
-        its feature's shared bin; a pair keeps its table, indexed through maps of the shared bins."""
-        p = self.prefix
-        if len(term.binnings) == 1:
-            b = term.binnings[0]
-            shared = self.shared_of[b]
-            return scores[shared.level_bins[b]], f"s{shared.binning.feature}"
-        pieces = []
-        for position, (b, stride) in enumerate(term.strides(self.binnings)):
-            shared = self.shared_of[b]
-            offsets = shared.level_bins[b] * stride
-            f = shared.binning.feature
-            if np.array_equal(offsets, np.arange(len(offsets))):
-                pieces.append(f"s{f}")  # the shared bins are this binning's own
-                continue
-            name = f"{p}_term{i}_map{position}"
+    def term_row(self, i: int, lookup: TermLookup, parts: list[str]) -> str:
+        """The C expression of a term's row from the shared bins (its maps are added to ``parts``)."""
+        for axis, f, offsets in lookup.maps:
             parts.append(f"/* term {i}: shared bin of x[{f}] -> its share of the row */\n"
-                         + self.array("int", name, offsets, literal=str))
-            pieces.append(f"{name}[s{f}]")
-        return scores, " + ".join(pieces)
+                         + self.array("int", f"{self.prefix}_term{i}_map{axis}", offsets, literal=str))
+        return lookup.row(lambda f: f"s{f}", lambda axis, f: f"{self.prefix}_term{i}_map{axis}[s{f}]")
 
     def search_functions(self) -> str:
         p, v = self.prefix, self.value_type

@@ -5,10 +5,11 @@ import json
 import math
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
-from primo.export.tables import INT_MISSING, TreeTables
+from primo.export.tables import INT_MISSING, Binning, SharedBinning, Term, TreeTables, share_binnings
 
 
 def identifier(name: str) -> str:
@@ -138,19 +139,72 @@ def tree_branches(
     return lines
 
 
-def term_index(term, binnings, bin_name: Callable[[int], str]) -> str:
-    """Source of a term's row-major index into its flattened score table, ``bin_name(b)`` naming the
-    variable holding binning ``b``'s bin (e.g. ``"b3"`` in JavaScript, ``"b[3]"`` in Lua).
+@dataclass(frozen=True)
+class TermLookup:
+    """One additive term as generated code reads it when every feature is binned once.
+
+    ``scores`` is the table to write: a main term's re-indexed by its feature's shared bin (so it needs
+    no map), a pair's as fitted. The term's row in it is the sum, over ``axes``, of each axis' part:
+    ``(feature, offsets)`` reads ``offsets[s]`` for the feature's shared bin ``s``, or ``s`` itself when
+    ``offsets`` is ``None``.
+    """
+
+    scores: np.ndarray
+    axes: tuple[tuple[int, np.ndarray | None], ...]
+
+    @property
+    def maps(self) -> list[tuple[int, int, np.ndarray]]:
+        """``(axis, feature, offsets)`` of every axis read through a map (the arrays to write)."""
+        return [(axis, feature, offsets) for axis, (feature, offsets) in enumerate(self.axes) if offsets is not None]
+
+    def row(self, shared_bin: Callable[[int], str], mapped: Callable[[int, int], str]) -> str:
+        """Source of the term's row: ``shared_bin(feature)`` names a feature's shared bin and
+        ``mapped(axis, feature)`` reads that axis' map at it.
+
+        Example
+        -------
+        >>> TermLookup(np.zeros(12), ((0, np.arange(3) * 4), (1, None))).row(
+        ...     lambda f: f"s{f}", lambda axis, f: f"map{axis}[s{f}]")
+        'map0[s0] + s1'
+        """
+        return " + ".join(shared_bin(feature) if offsets is None else mapped(axis, feature)
+                          for axis, (feature, offsets) in enumerate(self.axes))
+
+
+def shared_lookups(binnings: list[Binning], terms: list[Term],
+                   scores: list[np.ndarray]) -> tuple[list[SharedBinning], list[TermLookup]]:
+    """Each feature's one binning (:func:`~primo.export.tables.share_binnings`) and every term's
+    :class:`TermLookup` over those shared bins: what the C, JavaScript, Lua and Python exporters write.
+
+    ``scores`` are the terms' tables (the fitted ones, or integer mode's).
 
     Example
     -------
-    >>> from primo.export.tables import Binning, Term
-    >>> pair = Term("a & b", (0, 1), np.zeros((4, 5, 1)))
-    >>> term_index(pair, [Binning(0, 4), Binning(1, 5)], lambda b: f"b{b}")
-    'b0 * 5 + b1'
+    >>> a_fine, a_coarse = Binning(0, 5, cuts=np.array([1.0, 2.0])), Binning(0, 4, cuts=np.array([2.0]))
+    >>> b = Binning(1, 4, cuts=np.array([0.5]))
+    >>> terms = [Term("a", (0,), np.arange(5.0)[:, None]), Term("a & b", (2, 1), np.zeros((4, 4, 1)))]
+    >>> shared, lookups = shared_lookups([a_fine, b, a_coarse], terms, [t.scores for t in terms])
+    >>> lookups[0].scores[:, 0].tolist(), lookups[0].axes
+    ([0.0, 1.0, 2.0, 3.0, 4.0], ((0, None),))
+    >>> [(feature, None if offsets is None else offsets.tolist()) for feature, offsets in lookups[1].axes]
+    [(0, [0, 4, 4, 8, 12]), (1, None)]
     """
-    return " + ".join(bin_name(b) if stride == 1 else f"{bin_name(b)} * {stride}"
-                      for b, stride in term.strides(binnings))
+    shared = share_binnings(binnings)
+    shared_of = {b: one for one in shared for b in one.level_bins}
+    lookups = []
+    for term, table in zip(terms, scores):
+        if len(term.binnings) == 1:
+            one = shared_of[term.binnings[0]]
+            lookups.append(TermLookup(table[one.level_bins[term.binnings[0]]], ((one.binning.feature, None),)))
+            continue
+        axes = []
+        for b, stride in term.strides(binnings):
+            one = shared_of[b]
+            offsets = one.level_bins[b] * stride
+            identity = np.array_equal(offsets, np.arange(len(offsets)))  # the shared bins are this binning's own
+            axes.append((one.binning.feature, None if identity else offsets))
+        lookups.append(TermLookup(table, tuple(axes)))
+    return shared, lookups
 
 
 def float32_threshold(threshold: float) -> float:

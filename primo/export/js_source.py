@@ -29,7 +29,7 @@ from primo.export.codegen import (
     float_literal,
     join_wrapped,
     json_literal,
-    term_index,
+    shared_lookups,
     tree_branches,
 )
 from primo.export.tables import AdditiveTables, TreeTables, model_tables
@@ -123,21 +123,26 @@ def _additive_body(t: AdditiveTables) -> str:
         "    if (values[lo + half] < v) { lo += half + 1; n -= half + 1; } else { n = half; }\n  }\n"
         "  return lo < values.length && values[lo] === v ? bins[lo] : unseen;\n}",
     ]
+    shared, lookups = shared_lookups(t.binnings, t.terms, [term.scores for term in t.terms])
     bin_lines = []
-    for i, b in enumerate(t.binnings):
-        feature = comment_safe(t.feature_names[b.feature])
+    for one in shared:  # each feature binned once, whatever number of terms read it
+        b, f = one.binning, one.binning.feature
+        feature = comment_safe(t.feature_names[f])
         if b.is_categorical:
-            parts.append(f"// binning {i}: {feature} (categories)\n" + _array(f"categories{i}", b.categories)
-                         + "\n" + _array(f"categoryBins{i}", b.category_bins, typed="Int32Array"))
-            bin_lines.append(f"  const b{i} = categoryBin(categories{i}, categoryBins{i}, {b.n_bins - 1}, x[{b.feature}]);")
+            parts.append(f"// feature {f}: {feature} (categories)\n" + _array(f"categories{f}", b.categories)
+                         + "\n" + _array(f"categoryBins{f}", b.category_bins, typed="Int32Array"))
+            bin_lines.append(f"  const s{f} = categoryBin(categories{f}, categoryBins{f}, {b.n_bins - 1}, x[{f}]);")
         else:
-            parts.append(f"// binning {i}: {feature} (bin edges)\n" + _array(f"cuts{i}", b.cuts))
-            bin_lines.append(f"  const b{i} = cutBin(cuts{i}, x[{b.feature}]);")
+            parts.append(f"// feature {f}: {feature} (bin edges of every term)\n" + _array(f"cuts{f}", b.cuts))
+            bin_lines.append(f"  const s{f} = cutBin(cuts{f}, x[{f}]);")
     n_scores = t.n_scores
     score_lines = []
-    for i, term in enumerate(t.terms):
-        parts.append(f"// term {i}: {comment_safe(term.name)}\n" + _array(f"term{i}", term.scores))
-        index = term_index(term, t.binnings, lambda b: f"b{b}")
+    for i, (term, lookup) in enumerate(zip(t.terms, lookups)):
+        for axis, f, offsets in lookup.maps:
+            parts.append(f"// term {i}: shared bin of x[{f}] -> its share of the row\n"
+                         + _array(f"term{i}Map{axis}", offsets, typed="Int32Array"))
+        parts.append(f"// term {i}: {comment_safe(term.name)}\n" + _array(f"term{i}", lookup.scores))
+        index = lookup.row(lambda f: f"s{f}", lambda axis, f: f"term{i}Map{axis}[s{f}]")
         if n_scores == 1:
             score_lines.append(f"  s += term{i}[{index}];")
         else:

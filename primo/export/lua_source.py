@@ -37,7 +37,7 @@ from primo.export.codegen import (
     float_literal,
     join_wrapped,
     lua_string,
-    term_index,
+    shared_lookups,
 )
 from primo.export.tables import AdditiveTables, TreeTables, model_tables
 
@@ -151,25 +151,30 @@ def _additive_body(t: AdditiveTables) -> str:
         "  local lo, n = 0, #values\n  while n > 0 do\n    local half = math.floor(n / 2)\n"
         "    if values[lo + half + 1] < v then lo = lo + half + 1; n = n - half - 1 else n = half end\n"
         "  end\n  if lo < #values and values[lo + 1] == v then return bins[lo + 1] end\n  return unseen\nend",
-        "local binning, term = {}, {}",
+        "local binning, term, term_map = {}, {}, {}",
     ]
+    shared, lookups = shared_lookups(t.binnings, t.terms, [term.scores for term in t.terms])
     bin_lines = []
-    for i, b in enumerate(t.binnings):
-        feature = comment_safe(t.feature_names[b.feature])
+    for one in shared:  # each feature binned once, whatever number of terms read it
+        b, f = one.binning, one.binning.feature
+        feature = comment_safe(t.feature_names[f])
         if b.is_categorical:
-            parts.append(f"-- binning {i}: {feature} (categories)\n"
-                         f"binning[{i + 1}] = {{values = {_array(b.categories)},\n"
+            parts.append(f"-- feature {f}: {feature} (categories)\n"
+                         f"binning[{f + 1}] = {{values = {_array(b.categories)},\n"
                          f"  bins = {_array(b.category_bins, integer=True)}}}")
-            bin_lines.append(f"  b[{i}] = category_bin(binning[{i + 1}].values, binning[{i + 1}].bins, "
-                             f"{b.n_bins - 1}, value(x, {b.feature + 1}))")
+            bin_lines.append(f"  b[{f}] = category_bin(binning[{f + 1}].values, binning[{f + 1}].bins, "
+                             f"{b.n_bins - 1}, value(x, {f + 1}))")
         else:
-            parts.append(f"-- binning {i}: {feature} (bin edges)\nbinning[{i + 1}] = {_array(b.cuts)}")
-            bin_lines.append(f"  b[{i}] = cut_bin(binning[{i + 1}], value(x, {b.feature + 1}))")
+            parts.append(f"-- feature {f}: {feature} (bin edges of every term)\nbinning[{f + 1}] = {_array(b.cuts)}")
+            bin_lines.append(f"  b[{f}] = cut_bin(binning[{f + 1}], value(x, {f + 1}))")
     n_scores = t.n_scores
     score_lines = []
-    for i, term in enumerate(t.terms):
-        parts.append(f"-- term {i}: {comment_safe(term.name)}\nterm[{i + 1}] = {_array(term.scores)}")
-        index = term_index(term, t.binnings, lambda b: f"b[{b}]")
+    for i, (term, lookup) in enumerate(zip(t.terms, lookups)):
+        if lookup.maps:  # per axis read through a map: shared bin of its feature -> its share of the row
+            entries = ",\n".join(f"  [{axis + 1}] = {_array(offsets, integer=True)}" for axis, _, offsets in lookup.maps)
+            parts.append(f"-- term {i}: maps of shared bins\nterm_map[{i + 1}] = {{\n{entries}\n}}")
+        parts.append(f"-- term {i}: {comment_safe(term.name)}\nterm[{i + 1}] = {_array(lookup.scores)}")
+        index = lookup.row(lambda f: f"b[{f}]", lambda axis, f: f"term_map[{i + 1}][{axis + 1}][b[{f}] + 1]")
         if n_scores == 1:
             score_lines.append(f"  s = s + term[{i + 1}][{index} + 1]")
         else:

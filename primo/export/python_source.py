@@ -22,7 +22,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 
-from primo.export.codegen import float32_threshold, term_index, tree_branches
+from primo.export.codegen import float32_threshold, shared_lookups, tree_branches
 from primo.export.tables import AdditiveTables, TreeTables, model_tables
 
 
@@ -51,18 +51,21 @@ def _compile_tree(t: TreeTables) -> Callable:
 def _compile_additive(t: AdditiveTables) -> Callable:
     namespace: dict = {"_bisect": bisect_right, "_classes": None if t.classes is None else _plain(t.classes)}
     lines = ["def predict_one(x):"]
-    for i, b in enumerate(t.binnings):
-        lines.append(f"    v = x[{b.feature}]")
+    shared, lookups = shared_lookups(t.binnings, t.terms, [term.scores for term in t.terms])
+    for one in shared:  # each feature binned once, whatever number of terms read it
+        b, f = one.binning, one.binning.feature
+        lines.append(f"    v = x[{f}]")
         if b.is_categorical:
-            namespace[f"_categories{i}"] = dict(zip(b.categories.tolist(), b.category_bins.tolist()))
-            lines.append(f"    b{i} = 0 if v != v else _categories{i}.get(v, {b.n_bins - 1})")
+            namespace[f"_categories{f}"] = dict(zip(b.categories.tolist(), b.category_bins.tolist()))
+            lines.append(f"    b{f} = 0 if v != v else _categories{f}.get(v, {b.n_bins - 1})")
         else:
-            namespace[f"_cuts{i}"] = b.cuts.tolist()
-            lines.append(f"    b{i} = 0 if v != v else 1 + _bisect(_cuts{i}, v)")
+            namespace[f"_cuts{f}"] = b.cuts.tolist()
+            lines.append(f"    b{f} = 0 if v != v else 1 + _bisect(_cuts{f}, v)")
     indices = []
-    for i, term in enumerate(t.terms):
-        namespace[f"_term{i}"] = term.scores.reshape(-1, t.n_scores).T.tolist()  # [class][flat bin]
-        indices.append(term_index(term, t.binnings, lambda b: f"b{b}"))
+    for i, lookup in enumerate(lookups):
+        namespace[f"_term{i}"] = lookup.scores.reshape(-1, t.n_scores).T.tolist()  # [class][flat row]
+        namespace.update({f"_term{i}_map{axis}": offsets.tolist() for axis, _, offsets in lookup.maps})
+        indices.append(lookup.row(lambda f: f"b{f}", lambda axis, f: f"_term{i}_map{axis}[b{f}]"))
     for k in range(t.n_scores):
         # Left to right, intercept first: the order interpret sums in, so results match to the bit.
         total = " + ".join([repr(float(t.intercept[k]))] + [f"_term{i}[{k}][{index}]" for i, index in enumerate(indices)])

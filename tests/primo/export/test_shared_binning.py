@@ -1,4 +1,4 @@
-"""PrAM batch paths bin each feature once (issue 19): shared binnings, ONNX and tables on real rows.
+"""PrAM paths bin each feature once (issue 19): shared binnings, ONNX, tables and source exports on real rows.
 
 interpret cuts a feature differently for main terms and pairs; the batch paths look each feature up
 once over the union of its edges and map that bin to every binning. These tests check the maps on
@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 import primo
-from primo.export import encode_categories, model_tables, to_onnx
+from primo.export import compile_python, encode_categories, model_tables, to_c, to_js, to_lua, to_onnx
 from primo.export.tables import Binning, share_binnings
-from tests.primo.export.runners import onnx_outputs
+from tests.primo.export.runners import js_outputs, onnx_outputs
 from tests.primo.tables_any import housing
 
 TOLERANCE = 1e-9
@@ -102,3 +102,26 @@ def test_text_category_and_missing_columns_with_pairs():
     np.testing.assert_allclose(out["probabilities"], model.predict_proba(check), rtol=0, atol=TOLERANCE)
     np.testing.assert_allclose(tables.decision_function(rows)[:, 0], model.decision_function(check), rtol=0,
                                atol=TOLERANCE)
+
+
+def test_source_exports_search_each_feature_once_and_equal_python(clara_ms, tmp_path):
+    """JavaScript, Lua, C and the compiled Python bin each feature once (pairs read maps of those bins)
+    and give Python's predictions on Clara-MS rows (node and lua5.1 run them)."""
+    from tests.primo.export.test_lua_export import LUA, lua_outputs
+
+    model, X_test = clara_ms
+    tables = model_tables(model)
+    n_features = len(tables.shared_binnings)
+    assert len(tables.binnings) > n_features  # pairs have their own, coarser binnings
+    js, lua, c = to_js(model), to_lua(model), to_c(model, name="clara")
+    assert js.count("= cutBin(") == lua.count("= cut_bin(") == c.count("= clara_cut_bin(") == n_features
+    assert "Map" in js and "term_map[" in lua  # some pair reads a feature through a map of its shared bins
+    rows = X_test.to_numpy(dtype=np.float64)
+    expected = model.predict(X_test)
+    np.testing.assert_allclose(js_outputs(js, rows, tmp_path)["predict"].astype(float), expected, rtol=0,
+                               atol=TOLERANCE)
+    predict_one = compile_python(model)
+    np.testing.assert_array_equal([predict_one(row) for row in rows.tolist()], expected)
+    if LUA is not None:
+        lua_predictions = [float(out[0]) for out in lua_outputs(lua, rows.tolist(), tmp_path)]
+        np.testing.assert_allclose(lua_predictions, expected, rtol=0, atol=TOLERANCE)
