@@ -27,6 +27,13 @@ The default
 validation is one hold-out (``validation_fraction``); on small data prefer ``cv=5``: on Clara-MS
 (680 rows) a single hold-out ranked PrAM configurations by noise (``reports/benchmarks/README.md``).
 
+Racing (``race_folds=r``, with k > r folds): searched configurations are scored on the first r
+folds, and only the :data:`RACE_FINALISTS` best of them on the other k − r — successive halving over
+folds, so a budget explores about twice as many configurations for the same fits. The starting
+estimator, the shrink and the simplification trials are scored on every fold; the rule compares
+only trials scored on every fold (``partial`` marks the others). Automatic selection races with r = 2
+of 5 folds; a search built by hand does not race unless asked.
+
 Budgets: ``n_trials`` evaluations at most, and ``time_budget_s`` seconds for the whole ``fit``
 (refit included): no trial starts that is expected to end past it. ``trial_params`` (e.g.
 ``{"outer_bags": 1}``) fixes parameters of the searched configurations to cheaper values than the
@@ -98,6 +105,8 @@ HOLDOUT_CHUNKS = 10
 #: Trials (at most, and at most a fifth of the budget) kept for smaller variants of the best trial,
 #: along the parameters an estimator names in ``_shrink_toward`` (see ``_SequentialSearch._shrink``).
 SHRINK_TRIALS = 4
+#: With ``race_folds``, this many of the best partially scored trials are scored on every fold.
+RACE_FINALISTS = 3
 #: tqdm shows progress only for searches still running after this many seconds.
 PROGRESS_DELAY_S = 10.0
 #: Bayesian search models log(S / trivial loss + LOG_FLOOR): a perfect model (S = 0) stays finite.
@@ -145,6 +154,12 @@ def summarize_folds(fold_results: list[dict]) -> dict:
     }
 
 
+def summarize_trial(folds: list[dict]) -> dict:
+    """A trial's result from its per-fold results (each with ``complexity`` and ``size``), kept in ``per_fold``."""
+    return {**summarize_folds(folds), "complexity": float(np.mean([f["complexity"] for f in folds])),
+            "size": float(np.mean([f["size"] for f in folds])), "error": None, "per_fold": folds}
+
+
 def warning_texts(caught) -> list[str]:
     """``Category: message`` of each caught warning (how searches count and summarise them)."""
     return [f"{w.category.__name__}: {w.message}" for w in caught]
@@ -160,7 +175,7 @@ def fit_on_rows(estimator, params: dict, X, y, sample_weight, rows):
 def _failed_result(error: str) -> dict:
     """The result of a trial that raised ``error`` (``"Type: message"``): no loss, no size."""
     return {"loss": math.nan, "loss_se": math.nan, "fold_losses": [], "log_loss": math.nan, "ece": math.nan,
-            "complexity": math.nan, "size": math.nan, "error": error}
+            "complexity": math.nan, "size": math.nan, "error": error, "per_fold": []}
 
 
 def _evaluate_trial(estimator, params, X, y, sample_weight, splits, loss):
@@ -169,15 +184,13 @@ def _evaluate_trial(estimator, params, X, y, sample_weight, splits, loss):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            folds, complexities, sizes = [], [], []
+            folds = []
             for train, valid in splits:
                 model = fit_on_rows(estimator, params, X, y, sample_weight, train)
-                folds.append(score_model(model, loss, _safe_indexing(X, valid), y[valid], chunks=len(splits) == 1))
+                fold = score_model(model, loss, _safe_indexing(X, valid), y[valid], chunks=len(splits) == 1)
                 complexity = float(getattr(model, "complexity_", math.nan))
-                complexities.append(complexity)
-                sizes.append(float(getattr(model, "size_", complexity)))
-            result = {**summarize_folds(folds), "complexity": float(np.mean(complexities)),
-                      "size": float(np.mean(sizes)), "error": None}
+                folds.append({**fold, "complexity": complexity, "size": float(getattr(model, "size_", complexity))})
+            result = summarize_trial(folds)
         except Exception as exc:  # a bad configuration is a failed trial, not a failed search
             result = _failed_result(f"{type(exc).__name__}: {exc}")
     result["fit_time"] = time.perf_counter() - start
@@ -234,6 +247,7 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         n_jobs=None,
         batch_size=None,
         search_sample_size=None,
+        race_folds=None,
         random_state=None,
         refit=True,
         progress=True,
@@ -255,6 +269,7 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.batch_size = batch_size
         self.search_sample_size = search_sample_size
+        self.race_folds = race_folds
         self.random_state = random_state
         self.refit = refit
         self.progress = progress
@@ -332,11 +347,12 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         return self
 
     def _candidates(self, trials: pd.DataFrame) -> pd.DataFrame:
-        """The rows the rule chooses among: this search's own trials."""
-        return trials[trials["source"] != "prior"]
+        """The rows the rule chooses among: this search's own trials, scored on every fold."""
+        partial = trials["partial"].fillna(False).astype(bool) if "partial" in trials else False
+        return trials[(trials["source"] != "prior") & ~partial]
 
     # ------------------------------------------------------------------ helpers
-    def _row(self, trial: int, source: str, params: dict, result: dict, penalty) -> dict:
+    def _row(self, trial: int, source: str, params: dict, result: dict, penalty, partial: bool = False) -> dict:
         self._warnings.update(result.get("warnings", ()))
         score = math.nan if result["error"] else penalty.score(result["loss"], result["complexity"])
         if result["error"]:
@@ -344,7 +360,7 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         return {"trial": trial, "source": source, **params, "params": dict(params),
                 **{k: result[k] for k in ("loss", "loss_se", "complexity", "size")}, "score": score,
                 "log_loss": result["log_loss"], "ece": result["ece"], "fit_time": result["fit_time"],
-                "error": result["error"], "fold_losses": result["fold_losses"]}
+                "error": result["error"], "fold_losses": result["fold_losses"], "partial": partial}
 
     def _time_left(self) -> float:
         if getattr(self, "time_budget_s", None) is None:
@@ -435,10 +451,11 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
     def trials_to_reach(self, score: float) -> int | None:
         """How many trials it took for the lowest S so far to reach ``score`` (None: never).
 
-        Every trial of this search counts (shrink and simplification rows too), prior trials do not.
+        Every trial of this search scored on every fold counts (shrink and simplification rows too);
+        prior trials and trials a race left on fewer folds do not.
         """
         check_is_fitted(self, "trials_")
-        own = self.trials_[self.trials_["source"] != "prior"]
+        own = self._candidates(self.trials_)
         searched = own["score"].astype(float).fillna(np.inf).to_numpy()
         hits = np.flatnonzero(np.minimum.accumulate(searched) <= score + 1e-12)
         return int(own["trial"].iloc[hits[0]]) if hits.size else None
@@ -484,6 +501,9 @@ class _SequentialSearch(_BaseSearch):
         batch = int(self.batch_size or effective_n_jobs(self.n_jobs))
         fixed = dict(self.trial_params or {})
         evaluate = joblib.delayed(_evaluate_trial)
+        race = self._race_folds(splits)
+        search_splits = splits[:race] if race else splits
+        raced = {}  # trial number -> its result on the first folds
         done, slowest = 0, 0.0
         # One managed Parallel for the whole search: the backend's workers (a Ray actor pool, loky
         # processes) are started once, not once per batch.
@@ -512,12 +532,13 @@ class _SequentialSearch(_BaseSearch):
                 if not points:  # grid exhausted
                     break
                 params_list = [{**fixed, **{n: _python_scalar(v) for n, v in zip(names, p)}} for p in points]
-                results = parallel(evaluate(self.estimator, params, X, y, sample_weight, splits, loss)
+                results = parallel(evaluate(self.estimator, params, X, y, sample_weight, search_splits, loss)
                                    for params in params_list)
                 scores = []
                 for params, result in zip(params_list, results):
                     done += 1
-                    rows.append(self._row(done, "search", params, result, penalty))
+                    rows.append(self._row(done, "search", params, result, penalty, partial=bool(race)))
+                    raced[done] = result
                     score = rows[-1]["score"]
                     if not math.isnan(score):
                         worst = score if worst is None else max(worst, score)
@@ -528,6 +549,8 @@ class _SequentialSearch(_BaseSearch):
                 self._observe(points, [fallback if math.isnan(s) else s for s in scores])
                 bar.update(len(points))
                 bar.set_postfix(best=np.nanmin([r["score"] for r in rows if r["source"] != "prior"] or [np.nan]))
+            if race:
+                rows = self._complete_race(rows, raced, splits[race:], X, y, sample_weight, loss, penalty, parallel)
             if n_shrink and self._time_left() >= 2 * slowest:
                 rows += self._shrink(rows, shrink, n_shrink, dimensions, fixed, X, y, sample_weight, splits, loss,
                                      penalty, parallel)
@@ -537,6 +560,44 @@ class _SequentialSearch(_BaseSearch):
                 rows += self._refine(rows, names, X, y, sample_weight, splits, loss, penalty, parallel)
         return rows
 
+    def _race_folds(self, splits) -> int | None:
+        """How many folds search trials are scored on first (None: all of them, no race)."""
+        if self.race_folds is None:
+            return None
+        race = int(self.race_folds)
+        if race < 1:
+            raise ValueError(f"race_folds must be a positive number of folds, got {self.race_folds}")
+        return race if race < len(splits) else None
+
+    def _complete_race(self, rows, raced, rest, X, y, sample_weight, loss, penalty, parallel) -> list[dict]:
+        """Score the :data:`RACE_FINALISTS` best partially scored trials on the remaining folds too.
+
+        Successive halving over folds: every searched configuration costs ``race_folds`` fits, and only
+        the most promising pay for the rest, so a budget explores about twice as many configurations.
+        The others stay in ``trials_`` marked ``partial``; the rule never compares them (it pairs folds).
+        """
+        if self._time_left() <= 0:
+            return rows
+        partial = [r for r in rows if r["partial"] and r["error"] is None]
+        finalists = sorted(partial, key=lambda r: r["score"])[:RACE_FINALISTS]
+        results = parallel(joblib.delayed(_evaluate_trial)(self.estimator, r["params"], X, y, sample_weight, rest,
+                                                           loss) for r in finalists)
+        completed = {}
+        for row, result in zip(finalists, results):
+            first = raced[row["trial"]]
+            fit_time = first["fit_time"] + result["fit_time"]
+            if not result["error"]:
+                result = {**summarize_trial(first["per_fold"] + result["per_fold"]), "warnings": result["warnings"]}
+            result["fit_time"] = fit_time
+            completed[row["trial"]] = self._row(row["trial"], "search", row["params"], result, penalty)
+        return [completed.get(r["trial"], r) if r["source"] == "search" else r for r in rows]
+
+    @staticmethod
+    def _best_complete(rows) -> dict | None:
+        """The lowest-S trial of this search scored on every fold (None: there is none)."""
+        own = [r for r in rows if r["source"] != "prior" and r["error"] is None and not r.get("partial")]
+        return min(own, key=lambda r: r["score"]) if own else None
+
     def _shrink(self, rows, shrink, n_shrink, dimensions, fixed, X, y, sample_weight, splits, loss, penalty,
                 parallel) -> list[dict]:
         """Smaller variants of the best trial: each size parameter at its target, and halfway there.
@@ -544,12 +605,11 @@ class _SequentialSearch(_BaseSearch):
         An optimizer of the loss alone rarely visits the small end of the space; the choice rule can
         only keep a small model that was tried. These trials try them where it matters, next to the best.
         """
-        own = [r for r in rows if r["source"] != "prior" and r["error"] is None]
-        if not own:
+        best = self._best_complete(rows)
+        if best is None:
             return []
-        best = min(own, key=lambda r: r["score"])
         dims = {d.name: d for d in dimensions}
-        tried = {tuple(sorted(r["params"].items(), key=str)) for r in own}
+        tried = {tuple(sorted(r["params"].items(), key=str)) for r in rows if r["source"] != "prior"}
         variants = []
         for name, target in shrink.items():
             value = best["params"].get(name)
@@ -570,10 +630,9 @@ class _SequentialSearch(_BaseSearch):
 
     def _simplify(self, rows, path, X, y, sample_weight, splits, loss, penalty, parallel) -> list[dict]:
         """The best trial's configuration, fitted once per fold, scored at every step of the post-fit path."""
-        own = [r for r in rows if r["source"] != "prior" and r["error"] is None]
-        if not own:
+        best = self._best_complete(rows)
+        if best is None:
             return []
-        best = min(own, key=lambda r: r["score"])
         name, values = path
         folds = parallel(joblib.delayed(_score_post_fit_path)(self.estimator, best["params"], name, values, X, y,
                                                               sample_weight, train, valid, loss, len(splits) == 1)
@@ -582,18 +641,15 @@ class _SequentialSearch(_BaseSearch):
         for k, value in enumerate(values):
             per_fold = [fold[k] for fold in folds]
             errors = [r for r in per_fold if isinstance(r, str)]
-            if errors:
-                result = _failed_result(errors[0])
-            else:
-                result = {**summarize_folds(per_fold), "complexity": float(np.mean([r["complexity"] for r in per_fold])),
-                          "size": float(np.mean([r["size"] for r in per_fold])), "error": None}
+            result = _failed_result(errors[0]) if errors else summarize_trial(per_fold)
             result["fit_time"] = best["fit_time"] / len(values)
             new.append(self._row(len(rows) + k + 1, "simplify", {**best["params"], name: value}, result, penalty))
         return new
 
     def _refine(self, rows, names, X, y, sample_weight, splits, loss, penalty, parallel) -> list[dict]:
         """Evaluate the best searched configurations again with the estimator's own ``trial_params`` values."""
-        searched = pd.DataFrame([r for r in rows if r["source"] == "search" and r["error"] is None])
+        searched = pd.DataFrame([r for r in rows if r["source"] == "search" and r["error"] is None
+                                 and not r["partial"]])
         if searched.empty:
             return []
         best = searched.sort_values("score", kind="stable").drop_duplicates(subset=names).head(int(self.n_refine))

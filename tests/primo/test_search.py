@@ -263,3 +263,33 @@ def test_search_scores_the_simplification_path_without_refitting(data_dir):
     # The refit of a simplification row is the configuration fitted with that max_pieces.
     chosen = search.trials_.loc[search.trials_["chosen"]].iloc[0]
     assert search.best_estimator_.max_pieces == chosen["params"].get("max_pieces")
+
+
+def test_racing_scores_every_configuration_on_the_first_folds_and_only_the_finalists_on_all(data_dir):
+    """Successive halving over folds: the rule compares only trials scored on every fold, paired."""
+    from primo.search.searchers import RACE_FINALISTS
+
+    X, y, _, _ = clara_ms(data_dir)
+    estimator = PrAMRegressor(max_rounds=50, outer_bags=1, n_jobs=1)
+    raced = RandomSearch(estimator, n_trials=10, cv=4, race_folds=2, random_state=0, refit=False,
+                         progress=False).fit(X, y)
+    trials = raced.trials_
+    searched = trials[trials["source"] == "search"]
+    partial = searched[searched["partial"]]
+    complete = searched[~searched["partial"]]
+    assert len(complete) == RACE_FINALISTS and len(partial) == len(searched) - RACE_FINALISTS
+    assert all(len(losses) == 2 for losses in partial["fold_losses"])
+    assert all(len(losses) == 4 for losses in trials[~trials["partial"]]["fold_losses"])
+    # The finalists were the best on the first two folds, and their first two folds are unchanged.
+    first_two = searched["fold_losses"].map(lambda losses: np.mean(losses[:2]))
+    assert first_two[complete.index].max() <= first_two[partial.index].min()
+    assert not trials.loc[trials["chosen"], "partial"].any()
+    assert raced.trials_to_reach(float(partial["score"].min())) in (None, *trials.loc[~trials["partial"], "trial"])
+    # Without a race the same configurations are scored on every fold.
+    plain = RandomSearch(estimator, n_trials=10, cv=4, random_state=0, refit=False, progress=False).fit(X, y)
+    assert not plain.trials_["partial"].any()
+    finalists = complete["trial"].to_numpy()
+    paired = plain.trials_.set_index("trial").loc[finalists, "loss"]
+    assert np.allclose(paired.to_numpy(), complete["loss"].to_numpy())
+    with pytest.raises(ValueError, match="race_folds"):
+        RandomSearch(estimator, n_trials=3, cv=4, race_folds=0).fit(X, y)
