@@ -29,6 +29,7 @@ Example
 from __future__ import annotations
 
 import copy
+import numbers
 
 import numpy as np
 import pandas as pd
@@ -129,10 +130,7 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
                 y = y[keep]
             sample_weight = sample_weight[keep]
         y = self._check_target(y)
-        if self.max_pieces is not None and (isinstance(self.max_pieces, bool) or int(self.max_pieces) != self.max_pieces
-                                            or self.max_pieces < 1):
-            raise InputError(f"max_pieces must be None or an integer >= 1, got {self.max_pieces!r}",
-                             argument="max_pieces")
+        _check_max_pieces(self.max_pieces)
         ebm = self._make_ebm(feature_names)
         ebm.fit(X_fit, y, sample_weight=sample_weight)
         if self.max_pieces is not None:
@@ -163,6 +161,7 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         (1873, 61)
         """
         check_is_fitted(self)
+        _check_max_pieces(max_pieces)
         model = copy.deepcopy(self)
         if max_pieces is not None:
             simplify_terms(model.ebm_, int(max_pieces))
@@ -261,6 +260,13 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         return tags
+
+
+def _check_max_pieces(value) -> None:
+    """``max_pieces`` is None or a whole number >= 1 (an InputError naming it otherwise)."""
+    whole = isinstance(value, numbers.Real) and not isinstance(value, bool) and float(value).is_integer()
+    if value is not None and not (whole and value >= 1):
+        raise InputError(f"max_pieces must be None or an integer >= 1, got {value!r}", argument="max_pieces")
 
 
 def simplify_terms(ebm, max_pieces: int) -> None:

@@ -9,6 +9,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from primo import PrAMClassifier, PrAMRegressor, PrDTClassifier, PrDTRegressor
+from primo.errors import InputError
 from tests.primo.helpers import clara_ms, linnos_reads
 
 FAST_PRAM = dict(max_rounds=300, outer_bags=2, n_jobs=1)
@@ -181,8 +182,11 @@ def test_pram_simplified_shapes_have_at_most_k_pieces_and_match_a_fit(data_dir, 
     np.testing.assert_allclose(loaded.predict(X_test), small.predict(X_test))
     assert loaded.max_pieces == 4
     assert term_pieces(np.array([0.0, 1.0, 1.0, 2.0, 0.0]), 1) == 2
-    with pytest.raises(ValueError, match="max_pieces"):
-        PrAMRegressor(max_pieces=0, **FAST_PRAM).fit(X, y)
+    for bad in (0, 2.5, "a", True):
+        with pytest.raises(InputError, match="max_pieces"):
+            PrAMRegressor(max_pieces=bad, **FAST_PRAM).fit(X, y)
+        with pytest.raises(InputError, match="max_pieces"):
+            model.simplified(bad)
 
 
 def test_pram_simplification_handles_categories_missing_values_and_classes():
