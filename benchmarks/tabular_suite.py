@@ -608,6 +608,28 @@ def kept_contenders(previous: dict | None, meta: dict, rerun) -> tuple[dict, dic
     return kept, {c: runs[c] for c in kept}
 
 
+def read_results(json_path: Path) -> dict:
+    return json.loads(json_path.read_text()) if json_path.exists() else {"tables": {}}
+
+
+def merge_table(json_path: Path, name: str, entry: dict) -> dict:
+    """Write one table's entry into the JSON as it is on disk now, and return the merged results.
+
+    Re-read under an exclusive lock, so two runs of different tables at once both keep their
+    results (each run used to write back the whole file it read when it started).
+    """
+    import fcntl
+
+    with open(json_path.with_name(json_path.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        results = read_results(json_path)
+        results["tables"][name] = entry
+        # Keep the registry order so reruns of some tables do not reshuffle the file.
+        results["tables"] = {n: results["tables"][n] for n in TABLES if n in results["tables"]}
+        atomic_write_bytes(json_path, (json.dumps(results, indent=1) + "\n").encode())
+    return results
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tables", nargs="+", default=list(TABLES), choices=list(TABLES))
@@ -625,7 +647,7 @@ def main(argv=None) -> int:
     n_folds, repeats = (2, 1) if args.quick else (args.folds, args.repeats)
 
     json_path = Path(args.json)
-    results = json.loads(json_path.read_text()) if json_path.exists() else {"tables": {}}
+    results = read_results(json_path)
     for name in [] if args.render_only else args.tables:
         table = load_table(name)
         if args.quick:
@@ -638,7 +660,7 @@ def main(argv=None) -> int:
                 "description": table.spec.description, "rows": len(table.y), "features": table.X.shape[1],
                 "text_columns": table.text_columns, "missing_values": table.n_missing,
                 "folds": n_folds, "repeats": len(folds) // n_folds, "quick": args.quick, "environment": env}
-        contenders, runs = kept_contenders(results["tables"].get(name), meta, args.contenders)
+        contenders, runs = kept_contenders(read_results(json_path)["tables"].get(name), meta, args.contenders)
         if contenders:
             print(f"  kept from an earlier run with the same folds: {', '.join(contenders)}", flush=True)
         for c in args.contenders:
@@ -646,10 +668,7 @@ def main(argv=None) -> int:
         contenders = {c: contenders[c] for c in CONTENDERS if c in contenders}
         meta["contender_runs"] = {c: runs[c] for c in contenders}
         summary = summarise(table.task, len(table.y), n_folds, contenders)
-        results["tables"][name] = to_jsonable({"meta": meta, "summary": summary, "folds": contenders})
-        # Keep the registry order so reruns of some tables do not reshuffle the file.
-        results["tables"] = {n: results["tables"][n] for n in TABLES if n in results["tables"]}
-        atomic_write_bytes(json_path, (json.dumps(results, indent=1) + "\n").encode())
+        results = merge_table(json_path, name, to_jsonable({"meta": meta, "summary": summary, "folds": contenders}))
         for c, e in summary["contenders"].items():
             status = (f"CRASH {e['crash']['type']}" if e["crash"] else
                       f"{summary['headline']} {e[summary['headline']]:.4f}  pieces {e.get('pieces')}  fit {e['fit_s']:.2f} s")
