@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from adapters.scheduler import packing, throughput, workload
+from adapters.scheduler.jobs import SUBMIT_TIME_COLUMNS
 from primo.export import compile_python
 from primo.export.tables import TreeTables, model_tables
 
@@ -124,6 +125,9 @@ class EmbeddedScheduler:
         }
         for key, value in self.rolling.features(record).items():
             values[key] = np.log1p(value) if key in _LOG_FEATURES else value
+        for key in SUBMIT_TIME_COLUMNS:  # a request the job did not make is missing, as the loaders read it
+            value = job.get(key) if isinstance(job, dict) else getattr(job, key, None)
+            values[key] = np.nan if value is None else value
         try:
             return [float(values[f]) if f in values else float(_get(job, f)) for f in self.features]
         except (KeyError, AttributeError) as exc:

@@ -131,3 +131,21 @@ def test_job_queue_batches_match_single_pushes_and_reject_bad_nodes(nasa):
     with pytest.raises(ValueError, match="node 1 has 9 idle GPUs"):
         batch.decide([8, 9])
     assert batch.decide([0, 0]) == [] and len(batch) == 99
+
+
+def test_a_request_the_job_did_not_make_is_missing(nasa):
+    jobs, boundary, _, _ = nasa
+    jobs = jobs.assign(req_time=np.where(np.arange(len(jobs)) % 3 == 0, np.nan, jobs["duration"] * 2.0))
+    data = workload.workload_dataset(jobs, boundary, name_mode="exact", extra_features=("req_time",),
+                                     estimator=workload.RollingEstimator(similarity_threshold=1.0), user_typical=True)
+    model = PrAMRegressor(max_rounds=40, outer_bags=1, interactions=0, n_jobs=1).fit(data.X_train,
+                                                                                     np.log1p(data.y_train))
+    sched = EmbeddedScheduler(model, training_codes(jobs, boundary), jobs.attrs["epoch"])
+    column = model.feature_names_.index("req_time")
+    job = jobs.iloc[-1].to_dict()
+    assert sched.job_row(job)[column] == job["req_time"]
+    without = {k: v for k, v in job.items() if k != "req_time"}  # e.g. a simulated job: no request recorded
+    assert np.isnan(sched.job_row(without)[column])
+    # the exported tables read the missing request as the model does
+    row = pd.DataFrame([sched.job_row(without)], columns=model.feature_names_)
+    assert np.log1p(sched.duration(without)) == pytest.approx(model.predict(row)[0], rel=1e-9)
