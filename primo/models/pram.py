@@ -279,7 +279,8 @@ def simplify_terms(ebm, max_pieces: int) -> None:
     A categorical axis is ordered by its mean score first, so that similar categories can share a
     piece. scikit-learn's tree does the segmentation (best-first splits of least weighted squared
     error). The simplified scores replace ``term_scores_``, which predictions, reports and exports
-    read; interpret's per-bag scores (``bagged_scores_``) are left as fitted.
+    read. Each bag's scores (``bagged_scores_``) are averaged over the same pieces and
+    ``standard_deviations_`` recomputed from them, so a report's error band belongs to the drawn shape.
     """
     from sklearn.tree import DecisionTreeRegressor
 
@@ -302,12 +303,33 @@ def simplify_terms(ebm, max_pieces: int) -> None:
                 rank = np.argsort(np.argsort(mean, kind="stable"), kind="stable")
                 coordinates[:, axis] = rank[coordinates[:, axis].astype(np.intp)]
         if max_pieces == 1:  # scikit-learn's trees need two leaves at least
-            fitted = np.broadcast_to(np.average(targets, axis=0, weights=weights.reshape(-1)), targets.shape)
+            pieces = np.zeros(weights.size, dtype=np.intp)
         else:
             tree = DecisionTreeRegressor(max_leaf_nodes=max_pieces, random_state=0)
-            fitted = tree.fit(coordinates, targets, sample_weight=weights.reshape(-1)).predict(coordinates)
-        scores[inner] = fitted.reshape(block.shape)
+            pieces = tree.fit(coordinates, targets, sample_weight=weights.reshape(-1)).apply(coordinates)
+        scores[inner] = _piece_means(block, pieces, weights)
         ebm.term_scores_[term] = scores
+        bagged = getattr(ebm, "bagged_scores_", None)
+        if bagged is not None and bagged[term] is not None:
+            bags = np.array(bagged[term], dtype=np.float64)
+            for bag in bags:
+                bag[inner] = _piece_means(bag[inner], pieces, weights)
+            bag_weights = getattr(ebm, "bag_weights_", None)
+            spread = np.average((bags - np.average(bags, axis=0, weights=bag_weights)) ** 2, axis=0,
+                                weights=bag_weights)
+            bagged[term] = bags
+            ebm.standard_deviations_[term] = np.sqrt(spread)
+
+
+def _piece_means(block: np.ndarray, pieces: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """``block`` (bins[, classes]) with every bin replaced by the weighted mean of its piece's bins."""
+    targets = block.reshape(weights.size, -1)
+    flat = weights.reshape(-1)
+    means = np.empty_like(targets)
+    for piece in np.unique(pieces):
+        members = pieces == piece
+        means[members] = np.average(targets[members], axis=0, weights=flat[members] + 1e-300)
+    return means.reshape(block.shape)
 
 
 def _runs(block: np.ndarray, axis: int) -> int:

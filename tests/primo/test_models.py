@@ -176,6 +176,11 @@ def test_pram_simplified_shapes_have_at_most_k_pieces_and_match_a_fit(data_dir, 
     # Each term keeps its weighted mean (the intercept keeps its meaning).
     for before, after, weights in zip(model.ebm_.term_scores_, small.ebm_.term_scores_, model.ebm_.bin_weights_):
         np.testing.assert_allclose(np.sum(after * weights), np.sum(before * weights), atol=1e-6 * np.sum(weights))
+    # The bags share the drawn pieces, so the error band a report draws belongs to the simplified shape.
+    ebm = small.ebm_
+    for scores, bags, spread in zip(ebm.term_scores_, ebm.bagged_scores_, ebm.standard_deviations_):
+        np.testing.assert_allclose(np.average(bags, axis=0, weights=ebm.bag_weights_), scores, atol=1e-9)
+        np.testing.assert_allclose(np.sqrt(np.average((bags - scores) ** 2, axis=0, weights=ebm.bag_weights_)), spread)
     refit = PrAMRegressor(interactions=2, max_pieces=4, **FAST_PRAM).fit(X, y)
     np.testing.assert_allclose(refit.predict(X_test), small.predict(X_test))
     loaded = load(small.save(tmp_path / "small.primo"))
