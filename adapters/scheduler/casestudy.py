@@ -641,6 +641,9 @@ def _feature_study_text(out) -> list[str]:
     path = Path(out) / "feature_study.json" if out else None
     if path is None or not path.is_file():
         return []
+    from adapters.scheduler import feature_study  # it builds on this module: imported when rendering only
+
+    study = json.loads(path.read_text())
     rows = [{"trace": r["trace"], "inputs": r["variant"], "validation_month": r["validation_start"][:7],
              "n_test": r["n_test"], "model": r["model"], "size": r["model_size"], **r["spearman"],
              "target_met": "yes" if max(r["spearman"]["primo"], r["spearman"]["qssf_primo"])
@@ -652,7 +655,11 @@ def _feature_study_text(out) -> list[str]:
             "(as above). Input sets: `helios` (Helios'/Lucid's features), `requested` (+ the log's submit-time "
             "requests), `typical` (+ the user's typical and last duration), `both`. Spearman on the validation month.",
             _md_table(rows, ["trace", "inputs", "validation_month", "n_test", "model", "size", "primo", "qssf_primo",
-                             "rolling", "lightgbm", "target_met"])]
+                             "rolling", "lightgbm", "target_met"]),
+            "Per input set over the logs (`margin` = better Primo variant − the better of rolling and LightGBM; on a "
+            "log without requests `requested` counts as `helios` and `both` as `typical`):",
+            _md_table(feature_study.summarize(study["rows"]), ["inputs", "logs", "logs_met", "mean_margin",
+                                                               "min_margin"])]
 
 
 def _contender(study: dict) -> str:

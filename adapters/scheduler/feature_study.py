@@ -81,6 +81,38 @@ def evaluate_variant(jobs, variant: str, settings: casestudy.Settings = casestud
             "model": type(model).__name__, "model_size": float(model.size_), "seconds": time.perf_counter() - start}
 
 
+EQUIVALENT_WITHOUT_REQUESTS = {"requested": "helios", "both": "typical"}
+"""On a log that records no request, these sets read the same inputs as another one."""
+
+
+def summarize(rows: list[dict]) -> list[dict]:
+    """Per input set, over the logs: on how many the better Primo variant's Spearman is ≥ both the rolling
+    estimate's and LightGBM's, and the mean of that margin (better Primo − the better reference). A set a log
+    cannot take (requests on a log without any) counts with the set it equals there.
+
+    Example
+    -------
+    >>> row = {"trace": "a", "variant": "helios", "spearman": {"primo": .6, "qssf_primo": .5, "rolling": .5, "lightgbm": .55}}
+    >>> summarize([row])[0]["logs_met"], round(summarize([row])[0]["mean_margin"], 3)
+    (1, 0.05)
+    """
+    by_log: dict[str, dict[str, dict]] = {}
+    for row in rows:
+        by_log.setdefault(row["trace"], {})[row["variant"]] = row["spearman"]
+    out = []
+    for variant in VARIANTS:
+        margins = []
+        for variants in by_log.values():
+            spearman = variants.get(variant) or variants.get(EQUIVALENT_WITHOUT_REQUESTS.get(variant, variant))
+            if spearman is not None:
+                margins.append(max(spearman["primo"], spearman["qssf_primo"])
+                               - max(spearman["rolling"], spearman["lightgbm"]))
+        if margins:
+            out.append({"inputs": variant, "logs": len(margins), "logs_met": int(sum(m >= 0 for m in margins)),
+                        "mean_margin": float(np.mean(margins)), "min_margin": float(np.min(margins))})
+    return out
+
+
 def run(paths, variants=tuple(VARIANTS), out="reports/scheduler/feature_study.json",
         settings: casestudy.Settings = casestudy.FULL) -> list[dict]:
     """Every input set on every log (sets that add nothing to a log, e.g. ``requested`` on a log without

@@ -81,4 +81,5 @@ def test_readme_renders_tables_and_extra_outputs(tmp_path):
     assert text.count("| holds |") == 4 + 2 + 2 and text.count("| does not hold |") == 1
     assert "`qssf_primo` (the better Primo variant on this log) ranks test jobs" in text
     assert "| log_a | both | 2000-05 | 40 | PrAMRegressor | 12.000 | 0.700 | 0.600 | 0.650 | 0.690 | yes |" in text
+    assert "| both | 1 | 1 | 0.010 | 0.010 |" in text  # per input set: logs, met, mean and min margin
     assert "2048 2.5" in text and "| best | 0.750 | 2.500 |" in text
