@@ -3,13 +3,13 @@
 Per model: fit time, then, for rows in **random** order and in **file** (trace) order separately:
 ``predict`` on a 10k-row batch and on 1-row DataFrames (Primo vs scikit-learn's tree holding the very
 same fitted state / interpret's EBM), and Primo's Python fast path (``primo.export.compile_python``)
-on one row. Timing as in ``export_latency.py``: CPU time, contenders interleaved within each repeat,
-medians over ``--repeats``.
+on one row. Timing as in ``export_latency.py``: CPU time, contenders interleaved within each repeat in a
+fresh random order, medians over ``--repeats``.
 
 Data: LinnOS's nine per-read features (see ``export_latency.py``) of one NVMe trace for training
 (20k reads, slow = latency > p85) and 10k reads of another for timing.
 
-Usage: python benchmarks/model_latency.py [--data-dir DIR] [--repeats 5] [--out results.json]
+Usage: python benchmarks/model_latency.py [--data-dir DIR] [--repeats 7] [--out results.json]
 """
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ def report(results: dict) -> str:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", default=None)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--out", default=None, help="also write the numbers as JSON")
     args = parser.parse_args(argv)
     results = measure(resolve_data_dir(args.data_dir), args.repeats)
