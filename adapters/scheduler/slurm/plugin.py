@@ -128,7 +128,9 @@ def context_source(model, *, codes: dict, log_range, seed: pd.DataFrame, epoch, 
         "end",
         "return {",
         "  features = {" + ", ".join(lua_string(f) for f in features) + "},",
-        "  log_features = {" + ", ".join(f"[{lua_string(f)}] = true" for f in workload._LOG_FEATURES) + "},",
+        # only the model's own: workload may log-transform history features this plugin does not compute
+        "  log_features = {" + ", ".join(f"[{lua_string(f)}] = true" for f in workload._LOG_FEATURES if f in features)
+        + "},",
         "  codes = {" + ", ".join(f"{key} = {_vocabulary(codes.get(key, []))}" for key in ("user", "vc", "name")) + "},",
         f"  lam = {_number(lam)},",
         f"  log_range = {{{_number(log_range[0])}, {_number(log_range[1])}}},",

@@ -86,6 +86,13 @@ def test_qssf_replay_of_30_real_jobs(window30):
     assert abs(out["plugin"]["nice"].iloc[0] - plugin.nice_value(expected)) <= 1
     assert out["plugin"]["nice"].nunique() > 10
     assert np.all(np.isfinite(out["submit_usec"]))
+    # slurmctld's log gives every job's allocation and release, and its passes about once a second
+    assert np.isfinite(jobs[["allocated", "released"]].to_numpy()).all()
+    assert (jobs["allocated"] >= jobs["submit"] - 0.01 * prepared.time_scale).all()
+    assert (jobs["start"] >= jobs["allocated"]).all() and (jobs["released"] >= jobs["end"]).all()
+    mechanics = replay.slurm_mechanics(out, tolerance=0.05 * prepared.time_scale)
+    assert 0.9 < mechanics["interval"] / prepared.time_scale < 1.1
+    assert 0 < mechanics["launch"] / prepared.time_scale < 0.5
 
 
 @needs_slurm
@@ -111,35 +118,78 @@ def test_window_has_the_asked_load():
     assert np.isclose((window["gpu_num"] * window["duration"]).sum() / (16 * span), load)
 
 
-def test_slurm_latency_uses_jobs_that_found_idle_gpus():
-    times = pd.DataFrame({"submit": [0.0, 1.0, 2.0, 3.0], "start": [0.5, 1.5, 9.0, 9.5],
-                          "end": [8.0, 8.5, 10.0, 10.5]})
-    # job 2 needs 10 GPUs while 8 are busy: it waited for GPUs, not for Slurm; job 3 queued behind it
-    delay, n = replay.slurm_latency(times, [4, 4, 10, 1], capacity=16)
-    assert (delay, n) == (0.5, 2)
+def test_slurm_mechanics_fit_the_pass_grid_with_drift():
+    # periodic passes every 1.002 s from 0.3 (Slurm's cadence drifts a little), one event-triggered pass
+    grid = 0.3 + 1.002 * np.arange(40)
+    passes = [(t, "full queue") for t in grid] + [(10.9, "default depth")]
+    jobs = pd.DataFrame({"submit": [0.1, 5.0, 10.5], "allocated": [grid[1], grid[6], 10.9]})
+    jobs["start"] = jobs["allocated"] + 0.05
+    jobs["end"] = jobs["start"] + 2.0
+    jobs["released"] = jobs["end"] + 0.01
+    m = replay.slurm_mechanics({"passes": passes, "jobs": jobs}, tolerance=0.02)
+    assert m["interval"] == pytest.approx(1.002) and m["phase"] == pytest.approx(0.3)
+    assert m["launch"] == pytest.approx(0.05) and m["release"] == pytest.approx(0.01)
+    assert m["event_pass_allocations"] == pytest.approx(1 / 3) and m["grid_error"] < 1e-9
+    with pytest.raises(RuntimeError, match="periodic scheduling passes"):
+        replay.slurm_mechanics({"passes": passes[:2], "jobs": jobs}, tolerance=0.02)
 
 
-def test_paired_interval_contains_the_mean():
-    d = replay.paired(np.arange(50.0) + 1.0, np.zeros(50), n_boot=500)
-    assert d["ci95"][0] < d["mean"] == 25.5 < d["ci95"][1] and d["median"] == 25.5
+def test_slurm_cadence_simulation_starts_jobs_on_the_pass_grid(nasa_window):
+    prepared, settings = nasa_window
+    scale = prepared.time_scale
+    submit = (prepared.jobs["submit_time"] - prepared.jobs["submit_time"].iloc[0]).to_numpy() + 0.01 * scale
+    mechanics = {"interval": 1.0 * scale, "phase": 0.4 * scale, "launch": 0.05 * scale, "release": 0.02 * scale,
+                 "submit": submit.tolist()}
+    for policy in replay.POLICIES:
+        plain = replay.simulate(prepared, policy, settings)
+        cadence = replay.simulate(prepared, policy, settings, mechanics=mechanics)
+        allocated = (cadence["start"] - mechanics["launch"]) / scale          # replay seconds
+        offset = (allocated - 0.4 + 0.5) % 1.0 - 0.5                          # distance to the nearest pass
+        assert np.allclose(offset, 0.0, atol=1e-6)
+        assert np.allclose(cadence["submit"], submit) and (cadence["start"] >= cadence["submit"]).all()
+        assert np.allclose(cadence["end"] - cadence["start"], prepared.jobs["duration"])
+        # waiting for passes and holding GPUs longer makes the average job finish later here
+        assert (cadence["end"] - cadence["submit"]).mean() > (plain["end"] - plain["submit"]).mean()
 
 
-def test_ranking_marks_ties():
-    assert replay.ranking({"fifo": {"avg_jct_h": 1.0}, "qssf_primo": {"avg_jct_h": 1.0},
-                           "sjf_oracle": {"avg_jct_h": 0.5}}) == "sjf_oracle < fifo = qssf_primo"
+def test_paired_interval_holds_the_run_to_run_spread():
+    rng = np.random.default_rng(0)
+    one = replay.paired(np.arange(50.0) + 1.0, np.zeros(50), n_boot=500)
+    assert one["ci95"][0] < one["mean"] == 25.5 < one["ci95"][1] and one["median"] == 25.5
+    # two runs whose means differ by 2: a bootstrap of the pooled jobs alone would be far narrower
+    runs = np.stack([1.0 + rng.normal(0, 0.1, 200), 3.0 + rng.normal(0, 0.1, 200)])
+    two = replay.paired(runs, np.zeros(200), n_boot=2000)
+    assert two["per_run"] == pytest.approx([1.0, 3.0], abs=0.05)
+    assert two["ci95"][0] < 1.2 and two["ci95"][1] > 2.8
+    # one simulator run is paired with every Slurm run
+    assert replay.paired(runs, np.ones(200), n_boot=200)["per_run"] == pytest.approx([0.0, 2.0], abs=0.05)
+
+
+def test_ranking_and_agreement_keep_ties_within_noise():
+    differences = {("qssf_primo", "fifo"): {"ci95": [-0.5, -0.2]}, ("sjf_oracle", "fifo"): {"ci95": [-0.6, -0.3]},
+                   ("sjf_oracle", "qssf_primo"): {"ci95": [-0.2, 0.1]}}
+    averages = {"fifo": 1.0, "qssf_primo": 0.6, "sjf_oracle": 0.55}
+    assert replay.ranking(averages, differences) == "sjf_oracle ≈ qssf_primo < fifo"
+    assert replay.agreement({"ci95": [-0.5, -0.2]}, {"ci95": [-0.1, -0.01]}) == "same"
+    assert replay.agreement({"ci95": [-0.2, 0.1]}, {"ci95": [-0.3, 0.4]}) == "same"        # a tie in both
+    assert replay.agreement({"ci95": [-0.2, 0.1]}, {"ci95": [0.1, 0.4]}) == "within noise"
+    assert replay.agreement({"ci95": [-0.5, -0.2]}, {"ci95": [0.1, 0.4]}) == "differs"
 
 
 @needs_slurm
 @pytest.mark.slow
 def test_quick_report_end_to_end(data_dir, tmp_path):
-    """``primo casestudy scheduler --slurm --quick``: 30 NASA jobs, three policies in Slurm and the simulator (~2.5 min)."""
+    """``primo casestudy scheduler --slurm --quick``: 30 NASA jobs, two rounds of the three policies in Slurm, the
+    simulator and the Slurm-cadence simulator (~2 min)."""
     from adapters.scheduler.casestudy import main
 
     assert main(["--slurm", "--quick", "--logs", "nasa", "--data-dir", str(data_dir), "--out", str(tmp_path)]) == 0
     results = json.loads((tmp_path / "results.json").read_text())
     (log,) = results["logs"]
-    assert all(log["slurm_states"][p] == {"COMPLETED": 30} for p in replay.POLICIES)
-    assert set(log["ranking"]) == set(replay.VIEWS)
+    assert all(log["slurm_states"][p] == {"COMPLETED": 60} for p in replay.POLICIES)
+    assert set(log["ranking"]) == set(replay.VIEWS) and len(log["slurm_runs"]) == 2 * 3
+    assert all(run["load_1min_at_start"] >= 0 for run in log["slurm_runs"])
+    assert set(log["agreement"]["simulator_slurm"]["pairs"].values()) <= {"same", "differs", "within noise"}
     readme = (tmp_path / "README.md").read_text()
     assert "| qssf_primo |" in readme and (tmp_path / "jct_cdf.png").stat().st_size > 10_000
-    assert len(pd.read_csv(tmp_path / "jobs.csv")) == 30 * 3 * len(replay.VIEWS)
+    assert len(pd.read_csv(tmp_path / "jobs.csv")) == 30 * 3 * (2 + 1 + 2)  # Slurm, simulator, Slurm-cadence runs
