@@ -116,7 +116,8 @@ def summarize(rows: list[dict]) -> list[dict]:
 def run(paths, variants=tuple(VARIANTS), out="reports/scheduler/feature_study.json",
         settings: casestudy.Settings = casestudy.FULL) -> list[dict]:
     """Every input set on every log (sets that add nothing to a log, e.g. ``requested`` on a log without
-    requests, are skipped); ``out`` is rewritten after every log.
+    requests, are skipped); ``out`` is rewritten after every log, keeping the rows it holds of other logs
+    (so logs can be studied one run at a time).
 
     Example
     -------
@@ -126,8 +127,10 @@ def run(paths, variants=tuple(VARIANTS), out="reports/scheduler/feature_study.js
     if unknown:
         raise ValueError(f"unknown input sets {unknown}; choose from {list(VARIANTS)}")
     rows: list[dict] = []
+    kept = json.loads(Path(out).read_text())["rows"] if Path(out).is_file() else []
     for path in paths:
         jobs = validation_log(casestudy.load_log(path))
+        kept = [row for row in kept if row["trace"] != jobs.attrs["source"]]
         has_requests = bool(submit_time_columns(jobs))
         for variant in variants:
             if VARIANTS[variant][0] and not has_requests:  # the same inputs as a set without requests
@@ -137,7 +140,7 @@ def run(paths, variants=tuple(VARIANTS), out="reports/scheduler/feature_study.js
             logger.info("%s %s: %s", row["trace"], variant, {k: round(v, 3) for k, v in row["spearman"].items()})
         result = {"protocol": "the month before each log's held-out month is the test; training as in the case study",
                   "settings": {"max_train_jobs": settings.max_train_jobs, "duration_trials": settings.duration_trials},
-                  "rows": rows}
+                  "rows": kept + rows}
         atomic_write_bytes(Path(out), json.dumps(result, indent=2).encode())
     return rows
 
