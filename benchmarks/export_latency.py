@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -304,7 +305,22 @@ def interleaved_medians(groups: dict, repeats: int, seed: int = 0) -> dict:
     return results
 
 
+def run_conditions(start_load: tuple, start_cpu: float) -> dict:
+    """The machine's load average at the start and end of a run, and the run's own CPU seconds: how
+    shared the 2 cores were while the samples were taken."""
+    return {"load_average_start": [round(v, 2) for v in start_load],
+            "load_average_end": [round(v, 2) for v in os.getloadavg()],
+            "cpu_seconds": round(time.process_time() - start_cpu, 1)}
+
+
+def conditions_line(conditions: dict) -> str:
+    return (f"Load average (1/5/15 min) {'/'.join(map(str, conditions['load_average_start']))} at start, "
+            f"{'/'.join(map(str, conditions['load_average_end']))} at end; {conditions['cpu_seconds']} s of CPU "
+            "in the measuring process")
+
+
 def measure(data_dir: Path, repeats: int) -> dict:
+    start_load, start_cpu = os.getloadavg(), time.process_time()
     rng = np.random.default_rng(0)
     out = {"batch_rows": BATCH, "repeats": repeats, "datasets": {}}
     for name, data in datasets(data_dir, rng).items():
@@ -318,6 +334,7 @@ def measure(data_dir: Path, repeats: int) -> dict:
         }
         with tempfile.TemporaryDirectory() as tmp:
             out["datasets"][name]["results"] = interleaved_medians(contenders(data, Path(tmp)), repeats)
+    out["conditions"] = run_conditions(start_load, start_cpu)
     return out
 
 
@@ -328,7 +345,8 @@ def speed(ratio: float) -> str:
 
 def report(results: dict) -> str:
     lines = [f"Latency, medians of {results['repeats']} interleaved repeats (CPU time), {results['batch_rows']}-row "
-             "batches of real rows; lower is better", "Targets: " + "; ".join(f"{k} {v}" for k, v in TARGETS.items()), ""]
+             "batches of real rows; lower is better", "Targets: " + "; ".join(f"{k} {v}" for k, v in TARGETS.items()),
+             conditions_line(results["conditions"]), ""]
     for name, d in results["datasets"].items():
         lines.append(f"{name}: PrAM {d['models']['PrAM']}; PrDT {d['models']['PrDT']}")
         for group, members in d["results"].items():

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 import warnings
 from pathlib import Path
@@ -23,10 +24,12 @@ import numpy as np
 from export_latency import (
     BATCH,
     ONE_ROW_CALLS,
+    conditions_line,
     cpu_ns,
     interleaved_medians,
     linnos_reads,
     plain_tree,
+    run_conditions,
     speed,
 )
 
@@ -36,6 +39,7 @@ from primo.export import compile_python
 
 
 def measure(data_dir: Path, repeats: int) -> dict:
+    start_load, start_cpu = os.getloadavg(), time.process_time()
     paths = sorted((data_dir / "linnos" / "flashnet_nvme").glob("*.trace"))
     X_train, latency = linnos_reads(paths[0], 20_000)
     X_check, _ = linnos_reads(paths[1], BATCH)
@@ -75,12 +79,13 @@ def measure(data_dir: Path, repeats: int) -> dict:
             }
         results["models"][name] = {"fit_cpu_s": round(fit_s, 2), "complexity": model.complexity_,
                                    "results": interleaved_medians(groups, repeats)}
+    results["conditions"] = run_conditions(start_load, start_cpu)
     return results
 
 
 def report(results: dict) -> str:
     lines = [f"Fit time and predict latency on LinnOS reads; medians of {results['repeats']} interleaved repeats "
-             "(CPU time); lower is better", ""]
+             "(CPU time); lower is better", conditions_line(results["conditions"]), ""]
     for name, r in results["models"].items():
         lines.append(f"{name}: fit {r['fit_cpu_s']} s CPU, complexity {r['complexity']}")
         for group, members in r["results"].items():
