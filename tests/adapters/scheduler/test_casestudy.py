@@ -83,3 +83,15 @@ def test_readme_renders_tables_and_extra_outputs(tmp_path):
     assert "| log_a | both | 2000-05 | 40 | PrAMRegressor | 12.000 | 0.700 | 0.600 | 0.650 | 0.690 | yes |" in text
     assert "| both | 1 | 1 | 0.010 | 0.010 |" in text  # per input set: logs, met, mean and min margin
     assert "2048 2.5" in text and "| best | 0.750 | 2.500 |" in text
+
+
+def test_what_moved_compares_with_the_previous_report_and_flags_large_models():
+    table = [{"model": m, "spearman": v} for m, v in
+             (("primo", 0.63), ("qssf_primo", 0.59), ("rolling", 0.514), ("lightgbm", 0.75))]
+    study = {"trace": "SDSC-BLUE-2000-4.2-cln", "model_family": "PrAMRegressor", "model_size": 5000.0, "table": table}
+    text = "\n".join(casestudy._moved_since_previous({"workload_study": [study]}))
+    # before: 0.514 / 0.514 / 0.514 / 0.609 (the previous report); LightGBM gained 0.141, Primo 0.116
+    assert "| SDSC-BLUE-2000-4.2-cln | 0.514 | 0.630 | 0.514 | 0.590 | 0.514 | 0.514 | 0.609 | 0.750 |" in text
+    assert "than the Primo model: SDSC-BLUE-2000-4.2-cln." in text
+    assert "SDSC-BLUE-2000-4.2-cln (5,000)" in text
+    assert casestudy._moved_since_previous({"workload_study": [dict(study, trace="other")]}) == []
