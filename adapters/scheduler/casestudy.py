@@ -141,13 +141,14 @@ def model_codes(model) -> dict[str, list[str]]:
     return {names[j]: list(vocabulary) for j, vocabulary in tables.vocabularies.items()}
 
 
-def workload_data(jobs: pd.DataFrame, settings: Settings, *, requested: bool = True, user_typical: bool = True):
+def workload_data(jobs: pd.DataFrame, settings: Settings, *, requested: bool = True, user_typical: bool = True,
+                  user_requests: bool = False):
     """The workload study's data of one log: the last calendar month held out, free-text names bucketed.
 
     ``requested``: every model reads the log's submit-time requests (:func:`submit_time_columns` of the
-    training jobs, e.g. SWF's requested run time); ``user_typical``: the user's typical and last duration
-    (:func:`workload.workload_dataset`). Both were chosen on the month before the held-out one
-    (:mod:`adapters.scheduler.feature_study`).
+    training jobs, e.g. SWF's requested run time); ``user_typical``: the user's typical and last duration;
+    ``user_requests``: how much of their requests the user's jobs use (:func:`workload.workload_dataset`).
+    The defaults were chosen on the month before the held-out one (:mod:`adapters.scheduler.feature_study`).
 
     Returns ``(jobs, data, name_mode, requested_columns, boundary)``; ``jobs`` carries the name buckets.
 
@@ -170,7 +171,8 @@ def workload_data(jobs: pd.DataFrame, settings: Settings, *, requested: bool = T
     data = workload.workload_dataset(jobs, boundary, name_mode=name_mode,
                                      estimator=workload.RollingEstimator(similarity_threshold=1.0),
                                      id_encoding="categorical", max_train_jobs=settings.max_train_jobs,
-                                     extra_features=columns, user_typical=user_typical)
+                                     extra_features=columns, user_typical=user_typical,
+                                     user_requests=user_requests)
     return jobs, data, name_mode, columns, boundary
 
 
@@ -665,16 +667,18 @@ def _feature_study_text(out) -> list[str]:
              "n_test": r["n_test"], "model": r["model"], "size": r["model_size"], **r["spearman"],
              "target_met": "yes" if max(r["spearman"]["primo"], r["spearman"]["qssf_primo"])
              >= max(r["spearman"]["rolling"], r["spearman"]["lightgbm"]) else "no"}
-            for r in json.loads(path.read_text())["rows"]]
+            for r in study["rows"]]
     return ["## Inputs of the workload model, chosen without the held-out month "
             "(`python -m adapters.scheduler.feature_study`)",
             "Each log without its last month; the month before it is the test, the jobs before that the training "
             "(as above). Input sets: `helios` (Helios'/Lucid's features), `requested` (+ the log's submit-time "
-            "requests), `typical` (+ the user's typical and last duration), `both`. Spearman on the validation month.",
+            "requests), `typical` (+ the user's typical and last duration), `both`, `by_user` (`both` + how much of a "
+            "request the user's finished jobs used, and the job's request scaled by it). Spearman on the validation "
+            "month.",
             _md_table(rows, ["trace", "inputs", "validation_month", "n_test", "model", "size", "primo", "qssf_primo",
                              "rolling", "lightgbm", "target_met"]),
             "Per input set over the logs (`margin` = better Primo variant − the better of rolling and LightGBM; on a "
-            "log without requests `requested` counts as `helios` and `both` as `typical`):",
+            "log without requests `requested` counts as `helios`, `both` and `by_user` as `typical`):",
             _md_table(feature_study.summarize(study["rows"]), ["inputs", "logs", "logs_met", "mean_margin",
                                                                "min_margin"])]
 

@@ -36,6 +36,11 @@ def _get(job, key):
     return job[key] if isinstance(job, dict) else getattr(job, key)
 
 
+def _requested(job):
+    """The job's requested run time (``req_time``), None when it carries none."""
+    return job.get("req_time") if isinstance(job, dict) else getattr(job, "req_time", None)
+
+
 class EmbeddedScheduler:
     """Priority, sharing score and throughput forecast from exported Primo models.
 
@@ -114,7 +119,7 @@ class EmbeddedScheduler:
         if self.epoch.tzinfo is not None:
             stamp = stamp.astimezone(self.epoch.tzinfo)
         record = {"user": str(_get(job, "user")), "name": str(_get(job, "name")),
-                  "gpu_num": int(_get(job, "gpu_num"))}
+                  "gpu_num": int(_get(job, "gpu_num")), "req_time": _requested(job)}
         values = {
             "user": self._codes.get("user", {}).get(record["user"], self._unseen["user"]),
             "vc": self._codes.get("vc", {}).get(str(_get(job, "vc")), self._unseen["vc"]),
@@ -166,7 +171,8 @@ class EmbeddedScheduler:
     def observe(self, job) -> None:
         """A job finished: its duration joins the rolling history (Lucid's Update Engine)."""
         self.rolling.update({"user": str(_get(job, "user")), "name": str(_get(job, "name")),
-                             "gpu_num": int(_get(job, "gpu_num")), "duration": float(_get(job, "duration"))})
+                             "gpu_num": int(_get(job, "gpu_num")), "duration": float(_get(job, "duration")),
+                             "req_time": _requested(job)})
 
     # ---- packing -------------------------------------------------------------------------------
     def sharing_score(self, profile) -> int:

@@ -12,7 +12,9 @@ the held-out jobs. Input sets (every contender, Primo and LightGBM, reads the sa
   means of earlier durations);
 - ``requested``: + what the job asked for, when the log records it (SWF's requested run time);
 - ``typical``: + the user's typical job (mean log1p duration) and last finished job;
-- ``both``: + both.
+- ``both``: + both;
+- ``by_user``: ``both`` + how much of a request the user's finished jobs used, and the job's request
+  scaled by it.
 
 Per log and set: Spearman of the Primo model, its QSSF merge, the rolling estimate and LightGBM on the
 validation month, mean |log1p error|, and the model chosen. Results are written after every log.
@@ -36,8 +38,10 @@ from primo.io import atomic_write_bytes
 
 logger = logging.getLogger(__name__)
 
-VARIANTS = {"helios": (False, False), "requested": (True, False), "typical": (False, True), "both": (True, True)}
-"""Input set -> (read the log's submit-time requests, read the user's typical and last duration)."""
+VARIANTS = {"helios": (False, False, False), "requested": (True, False, False), "typical": (False, True, False),
+            "both": (True, True, False), "by_user": (True, True, True)}
+"""Input set -> (read the log's submit-time requests, the user's typical and last duration, how much of their
+requests the user's jobs use)."""
 
 
 def validation_log(jobs):
@@ -61,10 +65,10 @@ def evaluate_variant(jobs, variant: str, settings: casestudy.Settings = casestud
     -------
     >>> row = evaluate_variant(validation_log(load_log(path)), "both")  # doctest: +SKIP
     """
-    requested, user_typical = VARIANTS[variant]
+    requested, user_typical, user_requests = VARIANTS[variant]
     start = time.perf_counter()
     jobs, data, _, columns, _ = casestudy.workload_data(jobs, settings, requested=requested,
-                                                         user_typical=user_typical)
+                                                         user_typical=user_typical, user_requests=user_requests)
     predictions: dict = {}
     workload.evaluate_workload_models(data, models=("lightgbm",), include_ebm=False,
                                       random_state=settings.budget.random_state, predictions=predictions)
@@ -81,7 +85,7 @@ def evaluate_variant(jobs, variant: str, settings: casestudy.Settings = casestud
             "model": type(model).__name__, "model_size": float(model.size_), "seconds": time.perf_counter() - start}
 
 
-EQUIVALENT_WITHOUT_REQUESTS = {"requested": "helios", "both": "typical"}
+EQUIVALENT_WITHOUT_REQUESTS = {"requested": "helios", "both": "typical", "by_user": "typical"}
 """On a log that records no request, these sets read the same inputs as another one."""
 
 

@@ -155,7 +155,10 @@ class QueueAwareScheduler:
         return self.embedded.estimate_many([self._record(j) for j in jobs])
 
     def observe(self, job) -> None:
-        self.embedded.observe(job)
+        """A job finished: it joins the history with what it was submitted with (its request)."""
+        fields = {k: job[k] if isinstance(job, dict) else getattr(job, k)
+                  for k in ("job_id", "user", "name", "gpu_num", "duration")}
+        self.embedded.observe({**fields, **self.submitted_as[str(fields["job_id"])]})
 
     def sharing_score(self, profile) -> int:
         return self.embedded.sharing_score(profile)
@@ -192,7 +195,7 @@ class WarmStart:
         done = workload.finished_by(trace, time)
         submit = trace["submit_time"]
         recent = trace[(submit >= time - recent_window) & (submit < time)]
-        return cls(done[["user", "name", "gpu_num", "duration"]].to_dict("records"),
+        return cls(done[["user", "name", "gpu_num", "duration", *submit_time_columns(trace)]].to_dict("records"),
                    recent[["job_id", "user", "name", "vc", "gpu_num", "cpu_num", "submit_time",
                            *submit_time_columns(trace)]].to_dict("records"))
 

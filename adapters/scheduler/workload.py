@@ -25,7 +25,7 @@ from sklearn.cluster import AffinityPropagation
 from sklearn.metrics import r2_score
 
 from adapters.scheduler.baselines import BASELINE_NAMES, fit_predict_timed, make_baseline, make_ebm
-from adapters.scheduler.jobs import JOB_COLUMNS, submit_timestamps, time_split
+from adapters.scheduler.jobs import JOB_COLUMNS, submit_time_columns, submit_timestamps, time_split
 from primo.report.claims import PairedDifference
 
 logger = logging.getLogger(__name__)
@@ -120,6 +120,12 @@ class _Mean:
         return self.total / self.count if self.count else np.nan
 
 
+def _requested_time(job) -> float | None:
+    """The job's requested run time in seconds, or None when it has none (a mapping's ``req_time``)."""
+    value = job.get("req_time") if hasattr(job, "get") else None
+    return float(value) if value is not None and np.isfinite(value) and value > 0 else None
+
+
 class RollingEstimator:
     """QSSF's rolling duration estimate (Helios SC'21, Algorithm 1, lines 13–18).
 
@@ -168,11 +174,13 @@ class RollingEstimator:
         self._by_user_gpu: dict[tuple[str, int], _Mean] = defaultdict(_Mean)
         self._log_by_user: dict[str, _Mean] = defaultdict(_Mean)  # log1p(duration): a typical job, not the mean
         self._last_by_user: dict[str, float] = {}
+        self._request_by_user: dict[str, _Mean] = defaultdict(_Mean)  # log1p(duration) − log1p(requested time)
         self._history: dict[str, dict[str, deque]] = defaultdict(dict)  # user -> name -> (seq, duration)
         self._seq = 0
 
     def update(self, job) -> None:
-        """Record a finished job (a mapping with ``user``, ``name``, ``gpu_num``, ``duration``)."""
+        """Record a finished job (a mapping with ``user``, ``name``, ``gpu_num``, ``duration``, and
+        ``req_time`` when the log records requested run times)."""
         user, gpu, duration = str(job["user"]), int(job["gpu_num"]), float(job["duration"])
         self._all.add(duration)
         self._by_gpu[gpu].add(duration)
@@ -180,6 +188,9 @@ class RollingEstimator:
         self._by_user_gpu[user, gpu].add(duration)
         self._log_by_user[user].add(float(np.log1p(duration)))
         self._last_by_user[user] = duration
+        request = _requested_time(job)
+        if request is not None:
+            self._request_by_user[user].add(float(np.log1p(duration) - np.log1p(request)))
         name = str(job["name"])
         if name:
             history = self._history[user].setdefault(name, deque(maxlen=self.max_history))
@@ -231,13 +242,16 @@ class RollingEstimator:
     def features(self, job) -> dict[str, float]:
         """History features of ``job`` from the same state (durations in seconds, except
         ``user_log_mean_duration``: the mean of the user's log1p durations, their typical job, which
-        an arithmetic mean dominated by a few very long jobs is not)."""
+        an arithmetic mean dominated by a few very long jobs is not; ``user_request_ratio``: the mean of
+        log1p(duration) − log1p(requested time) over the user's finished jobs, how much of a request
+        they use; ``request_estimate``: the job's log1p requested time plus that ratio)."""
         user, gpu = str(job["user"]), int(job["gpu_num"])
         estimate, case, matched = self._estimate(job)
         user_mean = self._by_user.get(user)
         user_gpu = self._by_user_gpu.get((user, gpu))
         gpu_mean = self._by_gpu.get(gpu)
         user_log = self._log_by_user.get(user)
+        request, ratio = _requested_time(job), self._request_by_user.get(user)
         return {
             "rolling_estimate": estimate,
             "rolling_case": float(CASES.index(case)),
@@ -249,6 +263,8 @@ class RollingEstimator:
             "gpu_mean_duration": gpu_mean.mean if gpu_mean else np.nan,
             "user_log_mean_duration": user_log.mean if user_log else np.nan,
             "user_last_duration": self._last_by_user.get(user, np.nan),
+            "user_request_ratio": ratio.mean if ratio else np.nan,
+            "request_estimate": float(np.log1p(request)) + ratio.mean if ratio and request is not None else np.nan,
         }
 
 
@@ -295,7 +311,7 @@ def online_history(jobs: pd.DataFrame, estimator: RollingEstimator | None = None
         raise ValueError("job table must be sorted by submit_time")
     estimator = estimator or RollingEstimator()
     ends = job_end_times(jobs)
-    records = jobs[["user", "name", "gpu_num", "duration"]].to_dict("records")
+    records = jobs[["user", "name", "gpu_num", "duration", *submit_time_columns(jobs)]].to_dict("records")
     pending: list[tuple[float, int]] = []  # min-heap of (end time, row) of submitted, unfinished jobs
     recent: dict[str, deque] = defaultdict(deque)
     rows = []
@@ -389,6 +405,7 @@ def spearman_difference(y_true, a, b, *, n_resamples: int = 2000, confidence: fl
 
 _NAME_FEATURES = ("name_finished", "name_last_duration")
 _USER_TYPICAL_FEATURES = ("user_log_mean_duration", "user_last_duration")
+_REQUEST_FEATURES = ("user_request_ratio", "request_estimate")
 _LOG_FEATURES = ("rolling_estimate", "user_mean_duration", "user_gpu_mean_duration",
                  "name_last_duration", "gpu_mean_duration", "user_last_duration")
 
@@ -492,7 +509,8 @@ class OnlineRollingEstimator:
 def workload_dataset(jobs: pd.DataFrame, boundary, *, name_mode: str = "auto",
                      extra_features=(), estimator: RollingEstimator | None = None,
                      clusterer: NameClusterer | None = None, id_encoding: str = "ordinal",
-                     max_train_jobs: int | None = None, user_typical: bool = False) -> WorkloadData:
+                     max_train_jobs: int | None = None, user_typical: bool = False,
+                     user_requests: bool = False) -> WorkloadData:
     """Build the Workload Estimate Model data with a time split at ``boundary``.
 
     Categorical codes (user, vc, name bucket) are learned from the training jobs only;
@@ -519,6 +537,9 @@ def workload_dataset(jobs: pd.DataFrame, boundary, *, name_mode: str = "auto",
         arithmetic means, which a few very long jobs dominate; on logs without application ids the rolling
         estimate is such a mean, and these two say what the user's jobs typically and lately take. Off by
         default because the Slurm plugin (``adapters/scheduler/slurm/job_submit.lua``) does not compute them.
+    user_requests : with ``req_time`` among ``extra_features``, add ``user_request_ratio`` (how much of a
+        request the user's finished jobs used, log) and ``request_estimate`` (the job's request scaled by
+        that ratio, log1p): users read a request field differently. Off by default (Slurm plugin, as above).
 
     Example
     -------
@@ -562,6 +583,8 @@ def workload_dataset(jobs: pd.DataFrame, boundary, *, name_mode: str = "auto",
         hist = hist.drop(columns=list(_NAME_FEATURES))
     if not user_typical:
         hist = hist.drop(columns=list(_USER_TYPICAL_FEATURES))
+    if not (user_requests and "req_time" in extra_features):  # how users use their requests needs requests
+        hist = hist.drop(columns=list(_REQUEST_FEATURES))
     for col in _LOG_FEATURES:
         if col in hist:
             hist[col] = np.log1p(hist[col])

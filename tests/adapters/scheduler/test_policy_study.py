@@ -79,8 +79,10 @@ def study(data_dir):
     trace["req_time"] = np.ceil(trace["duration"] * 1.5 / 600) * 600  # what users ask for, known at submission
     boundary = float(trace["submit_time"].iloc[450])
     data = workload.workload_dataset(trace, boundary, estimator=workload.RollingEstimator(similarity_threshold=1.0),
-                                     id_encoding="categorical", extra_features=("req_time",), user_typical=True)
-    assert {"req_time", "user_log_mean_duration", "user_last_duration"} <= set(data.X_train.columns)
+                                     id_encoding="categorical", extra_features=("req_time",), user_typical=True,
+                                     user_requests=True)
+    assert {"req_time", "user_log_mean_duration", "user_last_duration", "user_request_ratio",
+            "request_estimate"} <= set(data.X_train.columns)
     model = PrDTRegressor(max_depth=3, random_state=0).fit(data.X_train, np.log1p(data.y_train))
     singles = packing.load_single_profiles(data_dir)
     tree = PrDTClassifier(max_depth=2, random_state=0).fit(singles[list(packing.FEATURES)].astype(float),

@@ -71,6 +71,14 @@ def test_online_history_uses_only_jobs_finished_before_submission():
     assert hist.loc[3, "user_log_mean_duration"] == pytest.approx(np.mean(np.log1p([100.0, 10.0, 500.0])))
     assert hist.loc[3, "user_last_duration"] == 500.0 and hist.loc[2, "user_last_duration"] == 100.0
     assert np.isnan(hist.loc[0, "user_log_mean_duration"]) and np.isnan(hist.loc[1, "user_last_duration"])
+    assert np.isnan(hist["user_request_ratio"]).all()  # no requests recorded
+    asked = online_history(jobs.assign(req_time=[200.0, 1000.0, np.nan, 20.0]), RollingEstimator())
+    # d sees a (used log1p(100) - log1p(200)) and b (log1p(500) - log1p(1000)); c asked for nothing
+    ratio = np.mean(np.log1p([100.0, 500.0]) - np.log1p([200.0, 1000.0]))
+    assert asked.loc[3, "user_request_ratio"] == pytest.approx(ratio)
+    assert asked.loc[3, "request_estimate"] == pytest.approx(np.log1p(20.0) + ratio)
+    assert np.isnan(asked.loc[2, "request_estimate"]) and asked.loc[2, "user_request_ratio"] == pytest.approx(
+        np.log1p(100.0) - np.log1p(200.0))
     # b's duration is unknown when c is submitted: changing it must not move c's features
     longer = jobs.copy()
     longer.loc[1, "duration"] = 5000.0
@@ -127,6 +135,7 @@ def test_dataset_codes_come_from_training_jobs_only():
     with pytest.raises(ValueError, match="extra_features"):
         workload_dataset(jobs, 2000.0, extra_features=("req_time",))
     assert "user_last_duration" not in data.X_train.columns  # the Slurm plugin's features by default
+    assert "request_estimate" not in workload_dataset(jobs, 2000.0, name_mode="cluster", user_requests=True).X_train
     typical = workload_dataset(jobs.assign(req_time=120.0), 2000.0, name_mode="cluster", user_typical=True,
                                extra_features=("req_time",)).X_test
     assert (typical["req_time"] == 120.0).all()
