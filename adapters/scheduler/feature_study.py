@@ -92,22 +92,26 @@ EQUIVALENT_WITHOUT_REQUESTS = {"requested": "helios", "both": "typical", "by_use
 def summarize(rows: list[dict]) -> list[dict]:
     """Per input set, over the logs: on how many the better Primo variant's Spearman is ≥ both the rolling
     estimate's and LightGBM's, and the mean of that margin (better Primo − the better reference). A set a log
-    cannot take (requests on a log without any) counts with the set it equals there.
+    cannot take (requests on a log without any) counts with the set it equals there; a set not run on a log
+    that could take it is left out there.
 
     Example
     -------
-    >>> row = {"trace": "a", "variant": "helios", "spearman": {"primo": .6, "qssf_primo": .5, "rolling": .5, "lightgbm": .55}}
+    >>> row = {"trace": "a", "variant": "helios", "requested": [],
+    ...        "spearman": {"primo": .6, "qssf_primo": .5, "rolling": .5, "lightgbm": .55}}
     >>> summarize([row])[0]["logs_met"], round(summarize([row])[0]["mean_margin"], 3)
     (1, 0.05)
     """
     by_log: dict[str, dict[str, dict]] = {}
+    with_requests = {row["trace"] for row in rows if row["requested"]}
     for row in rows:
         by_log.setdefault(row["trace"], {})[row["variant"]] = row["spearman"]
     out = []
     for variant in VARIANTS:
         margins = []
-        for variants in by_log.values():
-            spearman = variants.get(variant) or variants.get(EQUIVALENT_WITHOUT_REQUESTS.get(variant, variant))
+        for trace, variants in by_log.items():
+            spearman = variants.get(variant if trace in with_requests else
+                                    EQUIVALENT_WITHOUT_REQUESTS.get(variant, variant))
             if spearman is not None:
                 margins.append(max(spearman["primo"], spearman["qssf_primo"])
                                - max(spearman["rolling"], spearman["lightgbm"]))
@@ -121,7 +125,7 @@ def run(paths, variants=tuple(VARIANTS), out="reports/scheduler/feature_study.js
         settings: casestudy.Settings = casestudy.FULL) -> list[dict]:
     """Every input set on every log (sets that add nothing to a log, e.g. ``requested`` on a log without
     requests, are skipped); ``out`` is rewritten after every log, keeping the rows it holds of other logs
-    (so logs can be studied one run at a time).
+    and input sets (so logs and sets can be studied one run at a time).
 
     Example
     -------
@@ -134,7 +138,8 @@ def run(paths, variants=tuple(VARIANTS), out="reports/scheduler/feature_study.js
     kept = json.loads(Path(out).read_text())["rows"] if Path(out).is_file() else []
     for path in paths:
         jobs = validation_log(casestudy.load_log(path))
-        kept = [row for row in kept if row["trace"] != jobs.attrs["source"]]
+        kept = [row for row in kept if (row["trace"], row["variant"]) not in
+                {(jobs.attrs["source"], variant) for variant in variants}]
         has_requests = bool(submit_time_columns(jobs))
         for variant in variants:
             if VARIANTS[variant][0] and not has_requests:  # the same inputs as a set without requests

@@ -44,5 +44,8 @@ def test_inputs_are_compared_on_the_month_before_the_held_out_one(tmp_path):
         assert set(row["spearman"]) == {"primo", "qssf_primo", "rolling", "lightgbm"}
     assert rows[0]["requested"] == [] and rows[1]["requested"] == ["req_time"]
     assert json.loads(out.read_text())["rows"] == json.loads(json.dumps(rows))  # both runs' logs kept
+    feature_study.run([with_requests], variants=("helios",), out=out, settings=TINY)  # one set rerun
+    assert sorted((r["trace"], r["variant"]) for r in json.loads(out.read_text())["rows"]) == [
+        ("plain", "typical"), ("requests", "both"), ("requests", "helios")]
     with pytest.raises(ValueError, match="unknown input sets"):
         feature_study.run([without], variants=("everything",), out=out, settings=TINY)
