@@ -2,9 +2,9 @@
 
 One heap holds every event: job arrivals, job completions and policy ticks (profiling time
 limits, Tiresias demotions and starvation promotions). All events at one time are applied,
-then the policy schedules every pool those events touched. With ``scheduling_interval`` the
-policy schedules only at passes on a fixed grid of times (Slurm's periodic scheduler): events in
-between mark pools and wait for the next pass. Completion events are invalidated
+then the policy schedules every pool those events touched. With ``scheduling_interval`` (and
+optionally explicit ``scheduling_times``) the policy schedules only at passes (Slurm's scheduler):
+events in between mark pools and wait for the next pass. Completion events are invalidated
 by a per-job version number instead of being removed (the version bumps whenever a job
 starts, stops or changes speed), which keeps the heap simple and exact.
 """
@@ -79,6 +79,8 @@ class Simulator:
         pass every interval (Slurm's ``sched/builtin`` about once a second); ``None`` schedules
         right after every event.
     scheduling_phase : a time on that grid (same unit as ``submit_time``).
+    scheduling_times : explicit pass times (e.g. the passes a real scheduler logged); after the last
+        one, passes go on every ``scheduling_interval`` (required with them) from it.
 
     Example
     -------
@@ -91,11 +93,13 @@ class Simulator:
     def __init__(self, jobs: pd.DataFrame, vcs: dict[str, int], policy: "Policy", *,
                  catalog: WorkloadCatalog | None = None, profiles=None, check_invariants: bool = True,
                  bin_seconds: float = 600.0, progress: bool = False, scheduling_interval: float | None = None,
-                 scheduling_phase: float = 0.0):
+                 scheduling_phase: float = 0.0, scheduling_times=None):
         _check_jobs(jobs)
         if scheduling_interval is not None and not scheduling_interval > 0:
             raise ValueError(f"scheduling_interval must be > 0 (or None: schedule after every event), "
                              f"got {scheduling_interval}")
+        if scheduling_times is not None and scheduling_interval is None:
+            raise ValueError("scheduling_times need scheduling_interval: the passes after the last given time")
         if not vcs:
             raise ValueError("vcs must name at least one virtual cluster")
         unknown = sorted(set(jobs["vc"].astype(str)) - set(vcs))
@@ -115,6 +119,10 @@ class Simulator:
         self.progress = progress
         self.scheduling_interval = None if scheduling_interval is None else float(scheduling_interval)
         self.scheduling_phase = float(scheduling_phase)
+        self.scheduling_times = None
+        if scheduling_times is not None and len(scheduling_times):
+            self.scheduling_times = np.unique(np.asarray(scheduling_times, dtype=float))
+            self.scheduling_phase = float(self.scheduling_times[-1])
         self._pending_pass: float | None = None   # time of the pass already in the heap
         self.epoch = jobs.attrs.get("epoch")
         self.now = float(jobs["submit_time"].iloc[0])
@@ -225,7 +233,12 @@ class Simulator:
         heapq.heappush(self._heap, (time, self._seq, kind, job, token))
 
     def _next_pass(self, t: float) -> float:
-        """The first pass time at or after ``t`` on the grid (``t`` itself when it lies on the grid)."""
+        """The first pass time at or after ``t`` (``t`` itself, or a hair before it, when ``t`` is a pass)."""
+        times = self.scheduling_times
+        if times is not None:
+            i = int(np.searchsorted(times, t - 1e-9 * max(1.0, abs(t))))  # tolerance: t copied from a pass time
+            if i < len(times):
+                return float(times[i])
         interval, phase = self.scheduling_interval, self.scheduling_phase
         k = math.ceil((t - phase) / interval - 1e-9)  # tolerance: t computed as phase + k * interval
         return phase + k * interval

@@ -171,3 +171,13 @@ def test_periodic_scheduling_passes_start_jobs_only_on_the_grid():
     assert eager.jobs["start_time"].tolist() == [3.0, 104.0, 154.0]
     with pytest.raises(ValueError, match="scheduling_interval"):
         Simulator(jobs, {"vc": 1}, FIFOPolicy(), scheduling_interval=0.0)
+
+
+def test_explicit_scheduling_times_then_the_interval():
+    # passes at 2 and 7 (as a scheduler logged them), then every 10 from 7: A(8 GPUs, 4 s) at 1 runs 2-6;
+    # B at 3 waits for the pass at 7 and runs 7-107; C at 50 waits behind B for 107, a pass on the grid
+    jobs = make_jobs([(1, 8, 4), (3, 8, 100), (50, 1, 1)])
+    result = Simulator(jobs, {"vc": 1}, FIFOPolicy(), scheduling_interval=10.0, scheduling_times=[7.0, 2.0]).run()
+    assert result.jobs["start_time"].tolist() == [2.0, 7.0, 107.0]
+    with pytest.raises(ValueError, match="need scheduling_interval"):
+        Simulator(jobs, {"vc": 1}, FIFOPolicy(), scheduling_times=[2.0])

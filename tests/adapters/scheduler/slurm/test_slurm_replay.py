@@ -90,7 +90,7 @@ def test_qssf_replay_of_30_real_jobs(window30):
     assert np.isfinite(jobs[["allocated", "released"]].to_numpy()).all()
     assert (jobs["allocated"] >= jobs["submit"] - 0.01 * prepared.time_scale).all()
     assert (jobs["start"] >= jobs["allocated"]).all() and (jobs["released"] >= jobs["end"]).all()
-    mechanics = replay.slurm_mechanics(out, tolerance=0.05 * prepared.time_scale)
+    mechanics = replay.slurm_mechanics(out)
     assert 0.9 < mechanics["interval"] / prepared.time_scale < 1.1
     assert 0 < mechanics["launch"] / prepared.time_scale < 0.5
 
@@ -118,28 +118,30 @@ def test_window_has_the_asked_load():
     assert np.isclose((window["gpu_num"] * window["duration"]).sum() / (16 * span), load)
 
 
-def test_slurm_mechanics_fit_the_pass_grid_with_drift():
-    # periodic passes every 1.002 s from 0.3 (Slurm's cadence drifts a little), one event-triggered pass
-    grid = 0.3 + 1.002 * np.arange(40)
-    passes = [(t, "full queue") for t in grid] + [(10.9, "default depth")]
-    jobs = pd.DataFrame({"submit": [0.1, 5.0, 10.5], "allocated": [grid[1], grid[6], 10.9]})
+def test_slurm_mechanics_from_the_logged_passes():
+    # periodic passes every second, two stalls (2.5 s gaps), and one pass an event triggered at 10.9
+    periodic = list(0.3 + np.arange(10)) + list(11.8 + np.arange(5)) + list(18.3 + np.arange(5))
+    passes = [(t, "full queue") for t in periodic] + [(10.9, "default depth")]
+    jobs = pd.DataFrame({"submit": [0.1, 5.0, 10.5], "allocated": [1.3, 6.3, 10.9]})
     jobs["start"] = jobs["allocated"] + 0.05
     jobs["end"] = jobs["start"] + 2.0
     jobs["released"] = jobs["end"] + 0.01
-    m = replay.slurm_mechanics({"passes": passes, "jobs": jobs}, tolerance=0.02)
-    assert m["interval"] == pytest.approx(1.002) and m["phase"] == pytest.approx(0.3)
+    m = replay.slurm_mechanics({"passes": passes, "jobs": jobs})
+    assert m["passes"] == sorted(periodic + [10.9]) and m["interval"] == pytest.approx(1.0)
+    assert m["periodic_gap_p95"] > 1.5
     assert m["launch"] == pytest.approx(0.05) and m["release"] == pytest.approx(0.01)
-    assert m["event_pass_allocations"] == pytest.approx(1 / 3) and m["grid_error"] < 1e-9
+    assert m["event_pass_allocations"] == pytest.approx(1 / 3) and m["submit"] == [0.1, 5.0, 10.5]
     with pytest.raises(RuntimeError, match="periodic scheduling passes"):
-        replay.slurm_mechanics({"passes": passes[:2], "jobs": jobs}, tolerance=0.02)
+        replay.slurm_mechanics({"passes": passes[:2], "jobs": jobs})
 
 
 def test_slurm_cadence_simulation_starts_jobs_on_the_pass_grid(nasa_window):
     prepared, settings = nasa_window
     scale = prepared.time_scale
     submit = (prepared.jobs["submit_time"] - prepared.jobs["submit_time"].iloc[0]).to_numpy() + 0.01 * scale
-    mechanics = {"interval": 1.0 * scale, "phase": 0.4 * scale, "launch": 0.05 * scale, "release": 0.02 * scale,
-                 "submit": submit.tolist()}
+    # passes every second from 0.4 s of replay time, as if slurmctld had logged them, then on by the interval
+    mechanics = {"passes": list((0.4 + np.arange(60)) * scale), "interval": 1.0 * scale, "launch": 0.05 * scale,
+                 "release": 0.02 * scale, "submit": submit.tolist()}
     for policy in replay.POLICIES:
         plain = replay.simulate(prepared, policy, settings)
         cadence = replay.simulate(prepared, policy, settings, mechanics=mechanics)
