@@ -141,14 +141,23 @@ def model_codes(model) -> dict[str, list[str]]:
     return {names[j]: list(vocabulary) for j, vocabulary in tables.vocabularies.items()}
 
 
-def workload_data(jobs: pd.DataFrame, settings: Settings, *, requested: bool = True, user_typical: bool = True,
-                  user_requests: bool = False):
+INPUT_SETS = {"helios": (False, False, False), "requested": (True, False, False), "typical": (False, True, False),
+              "both": (True, True, False), "by_user": (True, True, True)}
+"""The workload model's input sets -> (the log's submit-time requests, the user's typical and last duration, how
+much of their requests the user's jobs use); see :mod:`adapters.scheduler.feature_study`."""
+
+WORKLOAD_INPUTS = "both"
+"""The input set of the case study: the one that meets the duration target on the most logs' validation months
+(the month before the held-out one), ties broken by the mean margin (``feature_study.json``)."""
+
+
+def workload_data(jobs: pd.DataFrame, settings: Settings, inputs: str = WORKLOAD_INPUTS):
     """The workload study's data of one log: the last calendar month held out, free-text names bucketed.
 
-    ``requested``: every model reads the log's submit-time requests (:func:`submit_time_columns` of the
-    training jobs, e.g. SWF's requested run time); ``user_typical``: the user's typical and last duration;
-    ``user_requests``: how much of their requests the user's jobs use (:func:`workload.workload_dataset`).
-    The defaults were chosen on the month before the held-out one (:mod:`adapters.scheduler.feature_study`).
+    ``inputs`` (a key of :data:`INPUT_SETS`) says what every model reads besides Helios' features: the log's
+    submit-time requests (:func:`submit_time_columns` of the training jobs, e.g. SWF's requested run time),
+    the user's typical and last duration, how much of their requests the user's jobs use
+    (:func:`workload.workload_dataset`).
 
     Returns ``(jobs, data, name_mode, requested_columns, boundary)``; ``jobs`` carries the name buckets.
 
@@ -167,6 +176,9 @@ def workload_data(jobs: pd.DataFrame, settings: Settings, *, requested: bool = T
         buckets = workload.NameClusterer().fit(train_names).transform(jobs["name"])
         jobs = jobs.assign(name=np.where(buckets < 0, "", pd.Series(buckets).map("b{}".format)))
         name_mode = "exact"
+    if inputs not in INPUT_SETS:
+        raise ValueError(f"unknown input set {inputs!r}; choose from {list(INPUT_SETS)}")
+    requested, user_typical, user_requests = INPUT_SETS[inputs]
     columns = submit_time_columns(time_split(jobs, boundary)[0]) if requested else ()
     data = workload.workload_dataset(jobs, boundary, name_mode=name_mode,
                                      estimator=workload.RollingEstimator(similarity_threshold=1.0),
@@ -213,7 +225,7 @@ def study_log(jobs: pd.DataFrame, settings: Settings) -> tuple[dict, dict]:
                            and best_primo >= by_model["lightgbm"]["spearman"]),
         "abs_log_error": {f"primo_vs_{other}": paired_bootstrap(abs_error["primo"], abs_error[other]).to_dict()
                           for other in ("rolling", "lightgbm")},
-        "requested_features": list(requested),
+        "inputs": WORKLOAD_INPUTS, "requested_features": list(requested),
         # Spearman of a contender minus a reference's, bootstrapped over the test jobs (paired)
         "spearman_difference": {f"{c}_vs_{r}": workload.spearman_difference(y_test, a, b).to_dict()
                                 for c, a in contenders.items() for r, b in references.items()},
@@ -663,6 +675,9 @@ def _feature_study_text(out) -> list[str]:
     from adapters.scheduler import feature_study  # it builds on this module: imported when rendering only
 
     study = json.loads(path.read_text())
+    summary = feature_study.summarize(study["rows"])
+    complete = [row for row in summary if row["logs"] == max(r["logs"] for r in summary)]
+    best = max(complete, key=lambda row: (row["logs_met"], row["mean_margin"]))["inputs"]
     rows = [{"trace": r["trace"], "inputs": r["variant"], "validation_month": r["validation_start"][:7],
              "n_test": r["n_test"], "model": r["model"], "size": r["model_size"], **r["spearman"],
              "target_met": "yes" if max(r["spearman"]["primo"], r["spearman"]["qssf_primo"])
@@ -679,8 +694,9 @@ def _feature_study_text(out) -> list[str]:
                              "rolling", "lightgbm", "target_met"]),
             "Per input set over the logs (`margin` = better Primo variant − the better of rolling and LightGBM; on a "
             "log without requests `requested` counts as `helios`, `both` and `by_user` as `typical`):",
-            _md_table(feature_study.summarize(study["rows"]), ["inputs", "logs", "logs_met", "mean_margin",
-                                                               "min_margin"])]
+            _md_table(summary, ["inputs", "logs", "logs_met", "mean_margin", "min_margin"]),
+            f"The case study reads `{WORKLOAD_INPUTS}`; by the rule (most logs met, then the larger mean margin, "
+            f"over sets run on every log) the best set is `{best}`."]
 
 
 def _contender(study: dict) -> str:

@@ -38,10 +38,9 @@ from primo.io import atomic_write_bytes
 
 logger = logging.getLogger(__name__)
 
-VARIANTS = {"helios": (False, False, False), "requested": (True, False, False), "typical": (False, True, False),
-            "both": (True, True, False), "by_user": (True, True, True)}
-"""Input set -> (read the log's submit-time requests, the user's typical and last duration, how much of their
-requests the user's jobs use)."""
+VARIANTS = casestudy.INPUT_SETS
+"""Input set -> (the log's submit-time requests, the user's typical and last duration, how much of their requests
+the user's jobs use)."""
 
 
 def validation_log(jobs):
@@ -65,10 +64,8 @@ def evaluate_variant(jobs, variant: str, settings: casestudy.Settings = casestud
     -------
     >>> row = evaluate_variant(validation_log(load_log(path)), "both")  # doctest: +SKIP
     """
-    requested, user_typical, user_requests = VARIANTS[variant]
     start = time.perf_counter()
-    jobs, data, _, columns, _ = casestudy.workload_data(jobs, settings, requested=requested,
-                                                         user_typical=user_typical, user_requests=user_requests)
+    jobs, data, _, columns, _ = casestudy.workload_data(jobs, settings, variant)
     predictions: dict = {}
     workload.evaluate_workload_models(data, models=("lightgbm",), include_ebm=False,
                                       random_state=settings.budget.random_state, predictions=predictions)

@@ -64,7 +64,8 @@ def test_readme_renders_tables_and_extra_outputs(tmp_path):
         "tune_jobs": 7, "eval_jobs": 8, "trials": [{}, {}], "defaults": {"lam": 0.5}, "best": {"lam": 0.9},
         "tune_jct_h": {"defaults": 1.0, "best": 0.75}, "eval_jct_h": {"defaults": 2.0, "best": 2.5}}))
     (tmp_path / "feature_study.json").write_text(json.dumps({"rows": [{
-        "trace": "log_a", "variant": "both", "validation_start": "2000-05-01 00:00:00", "n_test": 40,
+        "trace": "log_a", "variant": "both", "requested": ["req_time"], "validation_start": "2000-05-01 00:00:00",
+        "n_test": 40,
         "model": "PrAMRegressor", "model_size": 12.0,
         "spearman": {"primo": 0.7, "qssf_primo": 0.6, "rolling": 0.65, "lightgbm": 0.69}}]}))
     text = casestudy.render_readme(results, tmp_path)
@@ -82,6 +83,8 @@ def test_readme_renders_tables_and_extra_outputs(tmp_path):
     assert "`qssf_primo` (the better Primo variant on this log) ranks test jobs" in text
     assert "| log_a | both | 2000-05 | 40 | PrAMRegressor | 12.000 | 0.700 | 0.600 | 0.650 | 0.690 | yes |" in text
     assert "| both | 1 | 1 | 0.010 | 0.010 |" in text  # per input set: logs, met, mean and min margin
+    assert "The case study reads `both`; by the rule (most logs met, then the larger mean margin, over sets run on " \
+           "every log) the best set is `both`." in text
     assert "2048 2.5" in text and "| best | 0.750 | 2.500 |" in text
 
 
