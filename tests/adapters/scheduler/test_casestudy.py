@@ -83,8 +83,8 @@ def test_readme_renders_tables_and_extra_outputs(tmp_path):
     assert "`qssf_primo` (the better Primo variant on this log) ranks test jobs" in text
     assert "| log_a | both | 2000-05 | 40 | PrAMRegressor | 12.000 | 0.700 | 0.600 | 0.650 | 0.690 | yes |" in text
     assert "| both | 1 | 1 | 0.010 | 0.010 |" in text  # per input set: logs, met, mean and min margin
-    assert "The case study reads `both`; by the rule (most logs met, then the larger mean margin, over sets run on " \
-           "every log) the best set is `both`." in text
+    assert f"The case study reads `{casestudy.WORKLOAD_INPUTS}`; by the rule (most logs met, then the larger mean " \
+           "margin, over sets run on every log) the best set is `both`." in text
     assert "2048 2.5" in text and "| best | 0.750 | 2.500 |" in text
 
 
