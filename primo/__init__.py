@@ -12,8 +12,7 @@ True
 >>> model = primo.PrDTClassifier(ccp_alpha=1e-3).fit(X, y)  # doctest: +SKIP
 >>> model.save("model.primo"); primo.load("model.primo")  # doctest: +SKIP
 """
-import importlib
-
+from primo._lazy import lazy_getattr
 from primo._version import __version__ as __version__  # re-exported
 
 # public name -> module defining it
@@ -42,15 +41,7 @@ _SUBMODULES = ("adjust", "datasets", "demo", "distill", "errors", "explain", "ex
 __all__ = list(_ATTRIBUTES)
 
 
-def __getattr__(name: str):
-    if name in _ATTRIBUTES:
-        value = getattr(importlib.import_module(_ATTRIBUTES[name]), name)
-    elif name in _SUBMODULES:
-        value = importlib.import_module(f"primo.{name}")
-    else:
-        raise AttributeError(f"module 'primo' has no attribute {name!r}")
-    globals()[name] = value  # later accesses skip this function
-    return value
+__getattr__ = lazy_getattr(__name__, _ATTRIBUTES, _SUBMODULES)
 
 
 def __dir__() -> list[str]:

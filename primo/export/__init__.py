@@ -65,11 +65,11 @@ Example
 """
 from __future__ import annotations
 
-import importlib
 import json
 import os
 from pathlib import Path
 
+from primo._lazy import lazy_getattr
 from primo.errors import InputError
 # Eager: the function shares its module's name, and importing the submodule later would shadow it.
 from primo.export.quantize import QuantizationReport, quantize
@@ -88,12 +88,7 @@ _ATTRIBUTES = {
 }
 
 
-def __getattr__(name: str):
-    if name not in _ATTRIBUTES:
-        raise AttributeError(f"module 'primo.export' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_ATTRIBUTES[name]), name)
-    globals()[name] = value  # later accesses skip this function
-    return value
+__getattr__ = lazy_getattr(__name__, _ATTRIBUTES)
 
 
 FORMATS = ("onnx", "c", "js", "lua", "json")

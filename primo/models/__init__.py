@@ -8,8 +8,7 @@ scikit-learn or interpret (``primo predict`` predicts from a model file's tables
 >>> PrDTRegressor.__name__
 'PrDTRegressor'
 """
-import importlib
-
+from primo._lazy import lazy_getattr
 from primo.io import MODEL_CLASSES, register_model_class
 
 # public class -> module defining it
@@ -21,12 +20,7 @@ _FAMILIES = {
 }
 
 
-def __getattr__(name: str):
-    if name not in _FAMILIES:
-        raise AttributeError(f"module 'primo.models' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_FAMILIES[name]), name)
-    globals()[name] = value  # later accesses skip this function
-    return value
+__getattr__ = lazy_getattr(__name__, _FAMILIES)
 
 
 def register_families() -> dict[str, type]:
