@@ -1,6 +1,6 @@
 """Replay a window of a real job log in real Slurm and in the project's simulator; compare them.
 
-``primo casestudy scheduler --slurm [--logs nasa,kth] [--jobs 300] [--out reports/scheduler/slurm]``
+``primo casestudy scheduler --slurm [--logs nasa,kth] [--jobs 300] [--repeats 3] [--out reports/scheduler/slurm]``
 
 For each log:
 
@@ -9,18 +9,22 @@ For each log:
 2. **Model**: the Workload Estimate Model (PrAM on log1p duration, monotone in ``gpu_num``; features of
    :func:`adapters.scheduler.workload.workload_dataset`) trained on the jobs before the window; the
    rolling QSSF history starts with the jobs that finished before the window.
-3. **Slurm**: for each policy a fresh :class:`~adapters.scheduler.slurm.cluster.SlurmCluster`; every
+3. **Slurm**: ``--repeats`` rounds; in each, the three policies run at the same time, each in a fresh
+   :class:`~adapters.scheduler.slurm.cluster.SlurmCluster` (the load average is recorded); every
    job is submitted at its submit time divided by the time scale, as the trace's user and name, with
    its GPU count, and ``sleep``\\ s its duration divided by the time scale. FIFO: no plugin (equal
    priorities run in submission order). QSSF-Primo: the generated ``job_submit.lua``. SJF-oracle:
    ``sbatch --nice`` from the true duration. Start and end come from the completion records
-   (``jobcomp/filetxt``, whole seconds) refined by the job's own sub-second timestamps.
-4. **Simulator**: the same window, cluster and policies in
+   (``jobcomp/filetxt``, whole seconds) refined by the job's own sub-second timestamps; allocation,
+   completion and scheduling-pass instants from slurmctld's log.
+4. **Simulators**: the same window, cluster and policies in
    :class:`adapters.scheduler.simulator.Simulator` (QSSF through
-   :class:`~adapters.scheduler.embedded.EmbeddedScheduler` with the same model and seed history).
-5. **Report**: average JCT and queueing delay (trace hours), the policy ranking in both, paired
-   per-job differences (mean, bootstrap 95% interval, median), per-submission cost of the plugin from
-   slurmctld's log; ``results.json``, ``README.md`` and ``jct_cdf.png`` in ``--out``.
+   :class:`~adapters.scheduler.embedded.EmbeddedScheduler` with the same model and seed history), as
+   the case study runs it, and once per Slurm run with that run's mechanics (:func:`simulate`).
+5. **Report**: average JCT and queueing delay (trace hours) per run, paired per-job differences with
+   a two-level bootstrap over runs and jobs, rankings whose ties are ties within noise, whether each
+   simulator orders every pair of policies like Slurm (:func:`agreement`), per-submission cost of the
+   plugin from slurmctld's log; ``results.json``, ``README.md``, ``jobs.csv`` and ``jct_cdf.png`` in ``--out``.
 
 ``--slurm-setup DIR --log FILE`` instead writes a plugin for a real cluster (model trained on the whole
 log, history seeded with every job of it, time scale 1) into ``DIR``.
@@ -832,8 +836,9 @@ def _why(results: dict) -> str:
         "learns run times from each job's own sub-second timestamps (`job_runtimes.txt`), as a real cluster would "
         "learn them from its records at a time scale of 1.",
         "- Placement: both place a job of up to 8 GPUs on one node and a larger one on entirely idle nodes (Slurm: "
-        "`--exclusive`), but Slurm then keeps the rest of the last node, which the simulators lend to other jobs, "
-        "and `select/cons_tres` picks among nodes with room its own way where the simulators take the best fit.",
+        "`--exclusive`), but Slurm then keeps the rest of the last node, which the simulators lend to other jobs. "
+        "Among nodes with room, `select/cons_tres` (`CR_CPU`) took the best-fitting node in a separate two-node "
+        "probe (a 2-CPU job went to the node with 2 idle CPUs, not the one with 6), as the simulators do.",
         "- History timeline: QSSF's rolling estimate learns from the jobs finished so far; in Slurm they finish "
         "in another order than in the plain simulator, so the same job can get a different priority.",
     ]
@@ -880,6 +885,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--replay-seconds", type=float, default=ReplaySettings.replay_seconds,
                         help="wall seconds over which a window's submissions are spread")
     parser.add_argument("--load", type=float, default=ReplaySettings.load, help="offered load of the chosen window")
+    parser.add_argument("--repeats", type=int, default=ReplaySettings.repeats,
+                        help="Slurm rounds per log (each runs the three policies at once; about 3.5 min per round)")
     parser.add_argument("--quick", action="store_true", help="smoke run: 30 jobs, tiny model budget")
     parser.add_argument("--readme-only", action="store_true", help="rewrite README.md from the existing results.json")
     args = parser.parse_args(argv)
@@ -900,7 +907,7 @@ def main(argv: list[str] | None = None) -> int:
               "to slurm.conf, and PriorityType=priority/multifactor")
         return 0
     settings = QUICK if args.quick else ReplaySettings(n_jobs=args.jobs, replay_seconds=args.replay_seconds,
-                                                       load=args.load)
+                                                       load=args.load, repeats=args.repeats)
     run(args.data_dir, args.out, tuple(x for x in args.logs.split(",") if x), settings)
     return 0
 
