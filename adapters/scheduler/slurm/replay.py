@@ -481,21 +481,27 @@ def agreement(reference: dict, other: dict) -> str:
 
 
 def ranking(averages: dict, differences: dict) -> str:
-    """Policies by average JCT, ``<`` where the paired interval of the neighbours excludes 0, ``≈`` where not.
+    """Policies by average JCT, ``<`` where the paired interval of the neighbours excludes 0, ``≈`` where not;
+    a pair that is resolved across a tie is added in parentheses (``a ≈ b ≈ c (a < c)``).
 
     ``differences[(a, b)]`` is :func:`paired` of ``a - b`` (either order may be given).
 
     Example
     -------
-    >>> ranking({"a": 2.0, "b": 1.0, "c": 1.1}, {("b", "c"): {"ci95": [-0.3, 0.1]}, ("c", "a"): {"ci95": [-1.2, -0.8]}})
-    'b ≈ c < a'
+    >>> ranking({"a": 2.0, "b": 1.0, "c": 1.1}, {("b", "c"): {"ci95": [-0.3, 0.1]}, ("c", "a"): {"ci95": [-1.2, -0.8]},
+    ...                                          ("b", "a"): {"ci95": [-1.5, -0.5]}})
+    'b ≈ c < a (b < a)'
     """
-    order = sorted(averages, key=averages.get)
-    text = order[0]
-    for low, high in zip(order, order[1:]):
+    def below(low: str, high: str) -> bool:  # low's JCT is below high's beyond noise
         d = differences.get((low, high)) or {"ci95": [-x for x in differences[(high, low)]["ci95"][::-1]]}
-        text += (" < " if d["ci95"][1] < 0 else " ≈ ") + high
-    return text
+        return d["ci95"][1] < 0
+
+    order = sorted(averages, key=averages.get)
+    links = [below(low, high) for low, high in zip(order, order[1:])]
+    text = order[0] + "".join((" < " if link else " ≈ ") + policy for link, policy in zip(links, order[1:]))
+    across = [f"{order[i]} < {order[j]}" for i in range(len(order)) for j in range(i + 2, len(order))
+              if not all(links[i:j]) and below(order[i], order[j])]
+    return text + (f" ({', '.join(across)})" if across else "")
 
 
 def _hours(d: dict) -> dict:
@@ -507,6 +513,12 @@ VIEWS = ("slurm", "simulator", "simulator_slurm")
 """Where each policy ran: real Slurm, the project's simulator, the simulator with Slurm's measured
 scheduling passes, launch and release delays and submission times (:func:`simulate`)."""
 PAIRS = (("qssf_primo", "fifo"), ("sjf_oracle", "fifo"), ("sjf_oracle", "qssf_primo"))
+
+
+def _view_ranking(log_results: dict, view: str) -> str:
+    """:func:`ranking` of one view from a log's numbers (averages and paired differences)."""
+    return ranking({p: log_results[view][p]["avg_jct_h"] for p in POLICIES},
+                   {(a, b): log_results["pairs"][view][f"{a}_minus_{b}"] for a, b in PAIRS})
 
 
 def compare(slurm: list[dict], times: dict, settings: ReplaySettings) -> dict:
@@ -530,9 +542,7 @@ def compare(slurm: list[dict], times: dict, settings: ReplaySettings) -> dict:
                                  for policy in POLICIES} for view in VIEWS[1:]}
     out["pairs"] = {view: {f"{a}_minus_{b}": _hours(paired(jct[view, a], jct[view, b], **boot)) for a, b in PAIRS}
                     for view in VIEWS}
-    out["ranking"] = {view: ranking({p: out[view][p]["avg_jct_h"] for p in POLICIES},
-                                    {(a, b): out["pairs"][view][f"{a}_minus_{b}"] for a, b in PAIRS})
-                      for view in VIEWS}
+    out["ranking"] = {view: _view_ranking(out, view) for view in VIEWS}
     out["agreement"] = {}
     for view in VIEWS[1:]:
         pairs = {f"{a}_minus_{b}": agreement(out["pairs"]["slurm"][f"{a}_minus_{b}"], out["pairs"][view][f"{a}_minus_{b}"])
@@ -765,7 +775,7 @@ def render_readme(results: dict) -> str:
             "like Slurm:",
             table_text(["difference", "Slurm", "simulator", "Slurm-cadence sim", "simulator vs Slurm",
                         "Slurm-cadence sim vs Slurm"], pair_rows),
-            "Ranking — " + "; ".join(f"{VIEW_NAMES[view]}: `{r['ranking'][view]}`" for view in VIEWS)
+            "Ranking — " + "; ".join(f"{VIEW_NAMES[view]}: `{_view_ranking(r, view)}`" for view in VIEWS)
             + ". Agreement with Slurm's ranking — " + "; ".join(f"{VIEW_NAMES[view]}: **{r['agreement'][view]['ranking']}**"
                                                               for view in VIEWS[1:]) + ".",
             "QSSF-Primo / SJF-oracle average JCT: " + ", ".join(f"{VIEW_NAMES[view]} {r['qssf_gain'][view]['qssf_over_sjf']:.2f}"
@@ -791,14 +801,16 @@ def _targets(results: dict) -> str:
         slurm, qf = r["slurm"], r["pairs"]["slurm"]["qssf_primo_minus_fifo"]
         gain = r["qssf_gain"]["slurm"]["qssf_over_sjf"]
         per_round = max(run["wall_s"] for run in r["slurm_runs"]) / 60
-        beats = qf["ci95"][1] < 0
+        verdict = ("beats FIFO beyond noise" if qf["ci95"][1] < 0 else
+                   "does worse than FIFO beyond noise" if qf["ci95"][0] > 0 else
+                   f"is {'lower' if qf['mean'] < 0 else 'higher'} than FIFO on average but within noise (target: missed)")
         lines.append(
-            f"- {r['log']}: in Slurm QSSF-Primo {'beats' if beats else 'does not beat'} FIFO on average JCT "
-            f"({slurm['qssf_primo']['avg_jct_h']:.3f} h vs {slurm['fifo']['avg_jct_h']:.3f} h; paired difference "
-            f"{_interval(qf)} h over {qf['runs']} runs, {'excludes' if beats else 'includes'} 0); "
+            f"- {r['log']}: in Slurm QSSF-Primo {verdict} ({slurm['qssf_primo']['avg_jct_h']:.3f} h vs "
+            f"{slurm['fifo']['avg_jct_h']:.3f} h average JCT; paired difference {_interval(qf)} h over {qf['runs']} "
+            f"runs); "
             f"{(gain - 1) * 100:+.0f}% from SJF-oracle (target within 10%: {'met' if gain <= 1.10 else 'missed'}). "
-            f"Ranking: Slurm `{r['ranking']['slurm']}`; simulator `{r['ranking']['simulator']}` "
-            f"(**{r['agreement']['simulator']['ranking']}**); Slurm-cadence simulator `{r['ranking']['simulator_slurm']}` "
+            f"Ranking: Slurm `{_view_ranking(r, 'slurm')}`; simulator `{_view_ranking(r, 'simulator')}` "
+            f"(**{r['agreement']['simulator']['ranking']}**); Slurm-cadence simulator `{_view_ranking(r, 'simulator_slurm')}` "
             f"(**{r['agreement']['simulator_slurm']['ranking']}**). One round of the three policies (at once) "
             f"{per_round:.1f} min, all {len(r['slurm_runs']) // len(POLICIES)} rounds {r['slurm_replay_s'] / 60:.1f} min "
             f"(target < 10 min for one log and three policies: {'met' if r['slurm_replay_s'] < 600 else 'missed'}); "

@@ -171,7 +171,10 @@ def test_ranking_and_agreement_keep_ties_within_noise():
     differences = {("qssf_primo", "fifo"): {"ci95": [-0.5, -0.2]}, ("sjf_oracle", "fifo"): {"ci95": [-0.6, -0.3]},
                    ("sjf_oracle", "qssf_primo"): {"ci95": [-0.2, 0.1]}}
     averages = {"fifo": 1.0, "qssf_primo": 0.6, "sjf_oracle": 0.55}
-    assert replay.ranking(averages, differences) == "sjf_oracle ≈ qssf_primo < fifo"
+    assert replay.ranking(averages, differences) == "sjf_oracle ≈ qssf_primo < fifo (sjf_oracle < fifo)"
+    # two ties in a row, yet the ends differ beyond noise
+    differences[("qssf_primo", "fifo")] = {"ci95": [-0.5, 0.1]}
+    assert replay.ranking(averages, differences) == "sjf_oracle ≈ qssf_primo ≈ fifo (sjf_oracle < fifo)"
     assert replay.agreement({"ci95": [-0.5, -0.2]}, {"ci95": [-0.1, -0.01]}) == "same"
     assert replay.agreement({"ci95": [-0.2, 0.1]}, {"ci95": [-0.3, 0.4]}) == "same"        # a tie in both
     assert replay.agreement({"ci95": [-0.2, 0.1]}, {"ci95": [0.1, 0.4]}) == "within noise"
