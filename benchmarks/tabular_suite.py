@@ -510,6 +510,9 @@ def readme_section(results: dict) -> str:
              "(regression) or log loss (classification). *pieces* = leaves of trees, or segments of an additive",
              "model's shape functions (adjacent equal bins merged) — see the script's docstring. Fit seconds are",
              "wall-clock on a shared 2-core machine (load average at the start of each table in the JSON).",
+             "`PrimoClassifier()`/`PrimoRegressor()` and `PrDT*()` are called as users call them, with",
+             "`random_state=None`: each run draws its own seed, so two runs of the same table differ (auto's",
+             "internal folds and search, PrDT's tie-breaks) and are not paired with each other.",
              f"Raw rows: `tabular_suite.json`. Regenerate: `nice -n 10 python benchmarks/tabular_suite.py`.", ""]
     missing = [n for n in TABLES if n not in results["tables"]]
     if missing:
