@@ -26,3 +26,14 @@ def housing(n=400, seed=0):
         "rooms": rooms,
     })
     return X, pd.Series(price, name="price")
+
+
+def housing_with_unseen(n=200, seed=1):
+    """Rows of :func:`housing` a model fitted on it has not seen: a new city ("Oslo"), missing cities
+    (None, in an object column) and missing kinds."""
+    X, _ = housing(n=n, seed=seed)
+    X["city"] = X["city"].astype(object)
+    X.loc[::7, "city"] = "Oslo"  # never seen at fit time
+    X.loc[3::11, "city"] = None
+    X.loc[5::13, "kind"] = np.nan
+    return X

@@ -17,7 +17,7 @@ from primo.export import compile_python, encode_categories, model_tables, to_c, 
 from primo.export.tables import TreeTables
 from primo.io import model_from_document
 from tests.primo.export.runners import _JS_RUNNER, c_outputs, js_outputs, onnx_outputs
-from tests.primo.tables_any import housing
+from tests.primo.tables_any import housing, housing_with_unseen
 
 TOLERANCE = 1e-9
 PRAM = dict(max_rounds=200, outer_bags=1, interactions=2, n_jobs=1, random_state=0)
@@ -25,11 +25,7 @@ PRAM = dict(max_rounds=200, outer_bags=1, interactions=2, n_jobs=1, random_state
 
 @pytest.fixture(scope="module")
 def check_rows():
-    X, _ = housing(n=200, seed=1)
-    X["city"] = X["city"].astype(object)
-    X.loc[::7, "city"] = "Oslo"  # never seen at fit time
-    X.loc[3::11, "city"] = None
-    X.loc[5::13, "kind"] = np.nan
+    X = housing_with_unseen(n=200)
     X["city"] = X["city"].astype("str")
     return X
 

@@ -21,7 +21,7 @@ from primo.export.saved import NeedsEstimator, read_predictor
 from primo.export.tables import TreeTables
 from primo.validation import ModelFileError
 from tests.primo.model_files import MUTATION_KINDS, clara_table, fit_models, mutated_file
-from tests.primo.tables_any import housing
+from tests.primo.tables_any import housing, housing_with_unseen
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 HEAVY_LIBRARIES = ("sklearn", "interpret", "scipy", "onnx", "onnxruntime")
@@ -104,11 +104,7 @@ def test_demo_table_predicts_identically(tmp_path):
 
 @pytest.fixture(scope="module")
 def any_table_rows():
-    X, _ = housing(n=300, seed=1)
-    X["city"] = X["city"].astype(object)
-    X.loc[::7, "city"] = "Oslo"  # never seen at fit time
-    X.loc[3::11, "city"] = None
-    X.loc[5::13, "kind"] = np.nan
+    X = housing_with_unseen(n=300)
     X.loc[::9, "rooms"] = 9  # a number never seen
     return X
 
