@@ -7,9 +7,10 @@ the median CPU time (user + system) of the child over ``--repeat`` runs, beside 
 ``python -c pass`` for the interpreter's own start. ``predict`` runs a PrDT and a PrAM fitted
 (outside the timing) on a synthetic table of ``--rows`` rows, so almost all of its time is
 overhead: imports, reading the model file and the CSV, writing the predictions. The libraries
-each command imported (numpy, pandas, scikit-learn, interpret) are listed from ``sys.modules``;
-"import the libraries" (pandas, scikit-learn's trees, interpret's EBM, nothing of Primo's) is the
-floor of ``predict`` as long as a model file is loaded into its scikit-learn estimator.
+each command imported (numpy, pandas, scikit-learn, interpret) are listed from ``sys.modules``.
+``predict`` reads the model file's tables (``primo.export.saved``) and never builds the scikit-learn
+or interpret estimator, so "import the libraries" (pandas, scikit-learn's trees, interpret's EBM)
+is the floor it no longer pays; numpy and pandas (the CSV reader) are most of what remains.
 CPU time is less sensitive than wall time to other processes on a shared machine.
 """
 from __future__ import annotations
