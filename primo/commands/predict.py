@@ -22,15 +22,16 @@ def run(args) -> int:
     from primo.export.saved import NeedsEstimator, read_predictor
     from primo.tabular import read_table, write_table
 
+    table = None
     try:
         model = read_predictor(args.model)
         table = read_table(args.data)
         result = predictions(model, table, proba=args.proba)
-    except NeedsEstimator:
+    except NeedsEstimator:  # raised reading the model or predicting: the table is read at most once
         import primo
 
         model = primo.load(args.model)
-        result = predictions(model, read_table(args.data), proba=args.proba)
+        result = predictions(model, read_table(args.data) if table is None else table, proba=args.proba)
     if args.out:
         write_table(result, args.out)
     else:
