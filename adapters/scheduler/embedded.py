@@ -36,9 +36,9 @@ def _get(job, key):
     return job[key] if isinstance(job, dict) else getattr(job, key)
 
 
-def _requested(job):
-    """The job's requested run time (``req_time``), None when it carries none."""
-    return job.get("req_time") if isinstance(job, dict) else getattr(job, "req_time", None)
+def _optional(job, key):
+    """An attribute a job may not carry (e.g. ``req_time``), None when it does not."""
+    return job.get(key) if isinstance(job, dict) else getattr(job, key, None)
 
 
 class EmbeddedScheduler:
@@ -119,7 +119,7 @@ class EmbeddedScheduler:
         if self.epoch.tzinfo is not None:
             stamp = stamp.astimezone(self.epoch.tzinfo)
         record = {"user": str(_get(job, "user")), "name": str(_get(job, "name")),
-                  "gpu_num": int(_get(job, "gpu_num")), "req_time": _requested(job)}
+                  "gpu_num": int(_get(job, "gpu_num")), "req_time": _optional(job, "req_time")}
         values = {
             "user": self._codes.get("user", {}).get(record["user"], self._unseen["user"]),
             "vc": self._codes.get("vc", {}).get(str(_get(job, "vc")), self._unseen["vc"]),
@@ -131,7 +131,7 @@ class EmbeddedScheduler:
         for key, value in self.rolling.features(record).items():
             values[key] = np.log1p(value) if key in _LOG_FEATURES else value
         for key in SUBMIT_TIME_COLUMNS:  # a request the job did not make is missing, as the loaders read it
-            value = job.get(key) if isinstance(job, dict) else getattr(job, key, None)
+            value = _optional(job, key)
             values[key] = np.nan if value is None else value
         try:
             return [float(values[f]) if f in values else float(_get(job, f)) for f in self.features]
@@ -172,7 +172,7 @@ class EmbeddedScheduler:
         """A job finished: its duration joins the rolling history (Lucid's Update Engine)."""
         self.rolling.update({"user": str(_get(job, "user")), "name": str(_get(job, "name")),
                              "gpu_num": int(_get(job, "gpu_num")), "duration": float(_get(job, "duration")),
-                             "req_time": _requested(job)})
+                             "req_time": _optional(job, "req_time")})
 
     # ---- packing -------------------------------------------------------------------------------
     def sharing_score(self, profile) -> int:
