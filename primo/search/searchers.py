@@ -538,7 +538,8 @@ class _SequentialSearch(_BaseSearch):
                 for params, result in zip(params_list, results):
                     done += 1
                     rows.append(self._row(done, "search", params, result, penalty, partial=bool(race)))
-                    raced[done] = result
+                    if race:
+                        raced[done] = result
                     score = rows[-1]["score"]
                     if not math.isnan(score):
                         worst = score if worst is None else max(worst, score)
