@@ -1,11 +1,15 @@
 """Replay a window of a real job log in real Slurm and in the project's simulator; compare them.
 
-``primo casestudy scheduler --slurm [--logs nasa,kth] [--jobs 300] [--repeats 3] [--out reports/scheduler/slurm]``
+``primo casestudy scheduler --slurm [--logs nasa,kth,metacentrum,wagap] [--jobs 300] [--repeats 3]
+[--out reports/scheduler/slurm]``
 
 For each log:
 
 1. **Window**: ``--jobs`` consecutive jobs from the second half of the log whose offered load on the
-   cluster (2 nodes × 8 GPUs; 8 processors = 1 GPU) is closest to ``--load``.
+   cluster (2 nodes × 8 GPUs; 8 processors = 1 GPU) is closest to ``--load``; all of its queues run in
+   the cluster's one partition. :func:`survey` profiles every known log's window before anything runs,
+   and :func:`measurable` says which are long against Slurm's scheduling pass (the default replays NASA,
+   KTH and those).
 2. **Model**: the Workload Estimate Model (PrAM on log1p duration, monotone in ``gpu_num``; features of
    :func:`adapters.scheduler.workload.workload_dataset`) trained on the jobs before the window; the
    rolling QSSF history starts with the jobs that finished before the window.
@@ -65,9 +69,22 @@ LOGS = {
     "nasa": "scheduler/jobs/NASA-iPSC-1993-3.1-cln.swf.gz",
     "kth": "scheduler/jobs/KTH-SP2-1996-2.1-cln.swf.gz",
     "sdsc": "scheduler/jobs/SDSC-BLUE-2000-4.2-cln.swf.gz",
+    "llnl": "scheduler/jobs/LLNL-Thunder-2007-1.1-cln.swf.gz",
+    "ricc": "scheduler/jobs/RICC-2010-2.swf.gz",
+    "metacentrum": "scheduler/jobs/METACENTRUM-2009-2.swf.gz",
+    "wagap": "scheduler/jobs/wagap-2013.swf",
 }
-"""Logs the replay knows (Parallel Workloads Archive); NASA has application ids as job names. SDSC's
-windows mix several queues, which the one-partition replay refuses."""
+"""Logs the replay knows (Parallel Workloads Archive); NASA and LLNL have application ids as job names.
+A window's queues all run in the replayed cluster's one partition (the queue stays a model input)."""
+DEFAULT_LOGS = ("nasa", "kth", "metacentrum", "wagap")
+"""NASA and KTH, replayed first, and every log of :data:`LOGS` whose window meets :func:`measurable`."""
+PASS_INTERVAL_S = 1.0
+"""Slurm's shortest periodic scheduling pass (``sched_interval=1``, in seconds)."""
+MIN_MEDIAN_PASSES = 2.0
+"""A window is long against Slurm's pass when its median job sleeps at least this many pass intervals."""
+MIN_DURATION_SPREAD = 2.0
+"""...and it has something for a policy to order when its 90th duration percentile is at least this many
+times its 10th (not one burst of equal jobs)."""
 POLICIES = ("fifo", "qssf_primo", "sjf_oracle")
 _STARTING = threading.Lock()
 """Held while a Slurm starts: replays running at once must not pick the same free ports."""
@@ -140,6 +157,62 @@ def choose_window(jobs: pd.DataFrame, n_jobs: int, gpus: int, load: float) -> tu
     return int(starts[best]), float(offered[best])
 
 
+def _fitting(jobs: pd.DataFrame, gpus: int) -> pd.DataFrame:
+    """The jobs that fit a cluster of ``gpus`` GPUs (the rest could never start)."""
+    fits = jobs["gpu_num"] <= gpus
+    return jobs if fits.all() else jobs[fits].reset_index(drop=True).copy()
+
+
+def _time_scale(window: pd.DataFrame, settings: ReplaySettings) -> float:
+    """Trace seconds per replay second: the window's submissions spread over ``settings.replay_seconds``."""
+    span = float(window["submit_time"].iloc[-1] - window["submit_time"].iloc[0])
+    return max(span / settings.replay_seconds, 1.0)
+
+
+def window_profile(jobs: pd.DataFrame, settings: ReplaySettings) -> dict:
+    """The replay window of a log, known before anything runs: offered load, time scale, how long its jobs
+    sleep against Slurm's pass, its spread of durations, queues and users, and whether it is
+    :func:`measurable`.
+
+    Example
+    -------
+    >>> window_profile(load_log(data_dir, "kth"), ReplaySettings())["median_sleep_passes"]  # doctest: +SKIP
+    0.36
+    """
+    jobs = _fitting(jobs, settings.nodes * GPUS_PER_NODE)
+    start, offered = choose_window(jobs, settings.n_jobs, settings.nodes * GPUS_PER_NODE, settings.load)
+    window = jobs.iloc[start:start + settings.n_jobs]
+    scale = _time_scale(window, settings)
+    duration = window["duration"].astype(float)
+    profile = {"offered_load": offered, "time_scale": scale,
+               "window_days": float((window["submit_time"].iloc[-1] - window["submit_time"].iloc[0]) / 86400),
+               "median_sleep_passes": float(duration.median() / scale / PASS_INTERVAL_S),
+               "duration_spread": float(duration.quantile(0.9) / max(duration.quantile(0.1), 1.0)),
+               "queues": {str(k): int(v) for k, v in window["vc"].value_counts().items()},
+               "users": int(window["user"].nunique())}
+    return {**profile, "measurable": measurable(profile)}
+
+
+def measurable(profile: dict) -> bool:
+    """Whether a window measures its policies rather than Slurm's scheduling cadence: its median job sleeps
+    at least :data:`MIN_MEDIAN_PASSES` pass intervals, and its durations spread at least
+    :data:`MIN_DURATION_SPREAD`-fold (90th over 10th percentile). A rule on the window alone, the same for
+    every log, decided before any replay.
+
+    Example
+    -------
+    >>> measurable({"median_sleep_passes": 7.4, "duration_spread": 850.0}), measurable({"median_sleep_passes": 3.4,
+    ...                                                                                   "duration_spread": 1.1})
+    (True, False)
+    """
+    return profile["median_sleep_passes"] >= MIN_MEDIAN_PASSES and profile["duration_spread"] >= MIN_DURATION_SPREAD
+
+
+def survey(data_dir: Path, settings: ReplaySettings) -> dict[str, dict]:
+    """:func:`window_profile` of every log of :data:`LOGS` (which logs the criterion admits)."""
+    return {log: window_profile(load_log(data_dir, log), settings) for log in LOGS}
+
+
 @dataclass
 class Prepared:
     """Everything both replays need for one log window."""
@@ -166,14 +239,11 @@ def prepare(jobs: pd.DataFrame, log: str, settings: ReplaySettings) -> Prepared:
     >>> prepared = prepare(load_log(data_dir, "nasa"), "nasa", ReplaySettings())  # doctest: +SKIP
     """
     gpus = settings.nodes * GPUS_PER_NODE
-    fits = jobs["gpu_num"] <= gpus
-    jobs = jobs[fits].reset_index(drop=True).copy() if not fits.all() else jobs
+    jobs = _fitting(jobs, gpus)
     start, offered = choose_window(jobs, settings.n_jobs, gpus, settings.load)
     boundary = float(jobs["submit_time"].iloc[start])
     upto = jobs.iloc[:start + settings.n_jobs].copy()
     upto.attrs = dict(jobs.attrs)
-    if upto["vc"].iloc[start:].nunique() != 1:
-        raise ValueError("the replay emulates one partition; the window's jobs name several virtual clusters")
     name_mode = "exact" if (upto["name"] != "").mean() > 0.5 else "none"
     data = workload.workload_dataset(upto, boundary, name_mode=name_mode,
                                      estimator=workload.RollingEstimator(similarity_threshold=1.0))
@@ -182,12 +252,11 @@ def prepare(jobs: pd.DataFrame, log: str, settings: ReplaySettings) -> Prepared:
     window = upto.loc[data.X_test.index].reset_index(drop=True)
     window.attrs = dict(jobs.attrs)
     train = upto.loc[data.X_train.index]
-    span = float(window["submit_time"].iloc[-1] - window["submit_time"].iloc[0])
     return Prepared(
         log=log, jobs=window, train=train, model=model,
         codes={key: list(pd.Index(train[key].astype(str).unique())) for key in ("user", "vc", "name")},
         log_range=log_range, seed=plugin.finished_before(train, boundary), offered_load=offered,
-        time_scale=max(span / settings.replay_seconds, 1.0),
+        time_scale=_time_scale(window, settings),
         model_metrics=primo_models.evaluate_workload_metrics(data, model, log_range, settings.lam),
         fit_seconds=fit_seconds, name_mode=name_mode)
 
@@ -210,15 +279,23 @@ def plugin_files_for(p: Prepared, lam: float) -> dict[str, str]:
 
 
 # ---------------------------------------------------------------- simulator
-class _TrueDurationObserver:
-    """QSSF estimator for a simulation whose durations carry ``extra`` seconds of Slurm's launch and
-    release: it learns the jobs' true run times, as the plugin does from the jobs' own timestamps."""
+PARTITION = "replay"
+"""The simulators' one partition (Slurm's is ``gpu``): every job of a window runs in it, whatever its queue."""
 
-    def __init__(self, inner: EmbeddedScheduler, extra: float):
-        self.inner, self.extra = inner, extra
+
+class _ReplayEstimator:
+    """QSSF estimator of a replay simulation. Every job runs in :data:`PARTITION`, but the model reads the
+    queue the log gave it (``queues[job.idx]``), as the plugin reads it from the job's comment; durations
+    carry ``extra`` seconds of Slurm's launch and release, so it learns the jobs' true run times, as the
+    plugin does from the jobs' own timestamps."""
+
+    def __init__(self, inner: EmbeddedScheduler, extra: float, queues: list[str]):
+        self.inner, self.extra, self.queues = inner, extra, queues
 
     def estimate(self, job) -> float:
-        return self.inner.estimate(job)
+        return self.inner.estimate({"job_id": job.job_id, "user": job.user, "name": job.name,
+                                    "vc": self.queues[job.idx], "gpu_num": job.gpu_num, "cpu_num": job.cpu_num,
+                                    "submit_time": job.submit_time})
 
     def observe(self, job) -> None:
         self.inner.observe({"user": job.user, "name": job.name, "gpu_num": job.gpu_num,
@@ -244,10 +321,11 @@ def simulate(p: Prepared, policy: str, settings: ReplaySettings, *, mechanics: d
                            duration=jobs["duration"] + extra)
         options = {"scheduling_interval": mechanics["interval"],
                    "scheduling_times": origin + np.asarray(mechanics["passes"], float)}
+    queues = p.jobs["vc"].astype(str).tolist()
     make = {"fifo": FIFOPolicy, "sjf_oracle": SJFPolicy,
-            "qssf_primo": lambda: QSSFPolicy(estimator=_TrueDurationObserver(embedded_scheduler(p, settings.lam),
-                                                                            extra))}[policy]
-    table = Simulator(jobs, {str(jobs["vc"].iloc[0]): settings.nodes}, make(), **options).run().jobs
+            "qssf_primo": lambda: QSSFPolicy(estimator=_ReplayEstimator(embedded_scheduler(p, settings.lam),
+                                                                        extra, queues))}[policy]
+    table = Simulator(jobs.assign(vc=PARTITION), {PARTITION: settings.nodes}, make(), **options).run().jobs
     start = table["start_time"].to_numpy() + launch
     return pd.DataFrame({"job": np.arange(len(table)), "submit": table["submit_time"].to_numpy() - origin,
                          "start": start - origin, "end": start + p.jobs["duration"].to_numpy() - origin})
@@ -611,6 +689,8 @@ def run_log(data_dir: Path, log: str, settings: ReplaySettings) -> tuple[dict, p
         "window_start": str(p.jobs.attrs["epoch"] + pd.Timedelta(seconds=float(p.jobs["submit_time"].iloc[0]))),
         "window_days": float((p.jobs["submit_time"].iloc[-1] - p.jobs["submit_time"].iloc[0]) / 86400),
         "name_mode": p.name_mode, "workload_model": p.model_metrics, "fit_s": p.fit_seconds,
+        "queues": {str(k): int(v) for k, v in p.jobs["vc"].value_counts().items()},
+        "users": int(p.jobs["user"].nunique()),
         "scaled_duration_quantiles_s": {q: float(p.jobs["duration"].quantile(float(q)) / scale)
                                         for q in ("0.1", "0.25", "0.5", "0.75", "0.9")},
         "jobs_over_one_node": int((p.jobs["gpu_num"] > GPUS_PER_NODE).sum()),
@@ -628,7 +708,7 @@ def run_log(data_dir: Path, log: str, settings: ReplaySettings) -> tuple[dict, p
     return result, per_job
 
 
-def run(data_dir=None, out="reports/scheduler/slurm", logs=("nasa", "kth"), settings: ReplaySettings = ReplaySettings()) -> dict:
+def run(data_dir=None, out="reports/scheduler/slurm", logs=DEFAULT_LOGS, settings: ReplaySettings = ReplaySettings()) -> dict:
     """Replay every log and write ``results.json``, ``README.md`` and ``jct_cdf.png`` into ``out``.
 
     Example
@@ -641,7 +721,7 @@ def run(data_dir=None, out="reports/scheduler/slurm", logs=("nasa", "kth"), sett
                             "nodes": settings.nodes, "gpus_per_node": GPUS_PER_NODE, "lam": settings.lam,
                             "budget": settings.budget.__dict__, "procs_per_gpu": PROCS_PER_GPU,
                             "repeats": settings.repeats},
-               "logs": []}
+               "logs": [], "survey": survey(data_dir, settings)}
     per_job = []
     for log in logs:
         result, times = run_log(data_dir, log, settings)
@@ -743,6 +823,8 @@ def render_readme(results: dict, others: dict[str, dict] | None = None) -> str:
         "below) and restarts its phase, and event passes come between the periodic ones (the share of jobs "
         "allocated in them is given below).",
     ]
+    if "survey" in results:
+        parts.append(_survey_section(results))
     for r in results["logs"]:
         cost = r["submission_cost"]
         runs = pd.DataFrame(r["slurm_runs"])
@@ -761,7 +843,9 @@ def render_readme(results: dict, others: dict[str, dict] | None = None) -> str:
         parts += [
             f"## {r['log']} ({r['source']}): {r['n_jobs']} jobs from {r['window_start']} "
             f"({r['window_days']:.2f} days), offered load {r['offered_load']:.2f}",
-            f"Model trained on {r['n_train_jobs']} earlier jobs (job names: {r['name_mode']}); rolling history "
+            (f"{r['users']} users; the log's queues, all run in the one partition: "
+             + ", ".join(f"{queue} ({count} jobs)" for queue, count in r["queues"].items()) + ". " if "queues" in r else "")
+            + f"Model trained on {r['n_train_jobs']} earlier jobs (job names: {r['name_mode']}); rolling history "
             f"seeded with the {r['seed_jobs']} jobs finished before the window. On the window: R² of log duration "
             f"{r['workload_model']['r2_log']:.3f}, Spearman of GPU time {r['workload_model']['gpu_time_spearman']:.3f} "
             f"(QSSF merge). Time scale {r['time_scale']:.0f} (one replay second = {r['time_scale'] / 3600:.3f} trace "
@@ -808,6 +892,31 @@ def render_readme(results: dict, others: dict[str, dict] | None = None) -> str:
               "Per-job times of every run: `jobs.csv`; every number, and each run's load, delays and pass interval: "
               "`results.json`."]
     return "\n\n".join(parts) + "\n"
+
+
+def _survey_section(results: dict) -> str:
+    """Which logs the replay's criterion admits (:func:`measurable`), from every log's window."""
+    replayed = {r["log"] for r in results["logs"]}
+    rows = [[log, f"{w['window_days']:.2f}", f"{w['offered_load']:.2f}", f"{w['time_scale']:.0f}",
+             f"{w['median_sleep_passes']:.2f}", f"{w['duration_spread']:.1f}", str(len(w["queues"])), str(w["users"]),
+             "yes" if w["measurable"] else "no", "yes" if log in replayed else "no"]
+            for log, w in results["survey"].items()]
+    admitted = [log for log, w in results["survey"].items() if w["measurable"]]
+    return "\n\n".join([
+        "## Which logs are replayed",
+        "Slurm starts a job only at a scheduling pass, at best once a second (`sched_interval=1`), so a replay "
+        "measures its policies rather than that cadence only when its jobs are long against the pass. Under "
+        "the same window and time-scale rule for every log (above), a window is counted as *measurable* when "
+        f"its median job sleeps at least {MIN_MEDIAN_PASSES:g} pass intervals and its 90th duration percentile "
+        f"is at least {MIN_DURATION_SPREAD:g}× its 10th (not one burst of equal jobs, where no policy has "
+        "anything to order). The rule reads only the window, never a replay's result; it was set from the "
+        "windows below before any of the logs it admits was replayed. NASA and KTH were replayed before the "
+        "rule existed and are kept; the default command replays them and every log the rule admits ("
+        + (", ".join(admitted) or "none") + "). A window's queues all run in the replayed cluster's one "
+        "partition; the queue stays one of the model's inputs.",
+        table_text(["log", "window (days)", "offered load", "time scale", "median sleep (pass intervals)",
+                    "p90 / p10 duration", "queues", "users", "measurable", "replayed here"], rows),
+    ])
 
 
 def _targets(results: dict) -> str:
@@ -907,7 +1016,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log", default=None, help="--slurm-setup: the cluster's SWF job log to learn from")
     parser.add_argument("--data-dir", default=None, help="shared data directory (default: $PRIMO_DATA_DIR or ../shared/data)")
     parser.add_argument("--out", default="reports/scheduler/slurm", help="output directory")
-    parser.add_argument("--logs", default="nasa,kth", help=f"comma-separated logs to replay ({', '.join(LOGS)})")
+    parser.add_argument("--logs", default=",".join(DEFAULT_LOGS), help=f"comma-separated logs to replay ({', '.join(LOGS)})")
     parser.add_argument("--jobs", type=int, default=ReplaySettings.n_jobs, help="jobs per window (300-1000)")
     parser.add_argument("--replay-seconds", type=float, default=ReplaySettings.replay_seconds,
                         help="wall seconds over which a window's submissions are spread")

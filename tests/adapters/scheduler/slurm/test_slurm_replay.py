@@ -118,6 +118,53 @@ def test_window_has_the_asked_load():
     assert np.isclose((window["gpu_num"] * window["duration"]).sum() / (16 * span), load)
 
 
+def _log_of(durations, queues=("q",)):
+    """A synthetic log of 2,000 one-GPU jobs submitted every 60 s with the given durations (cycled) and queues."""
+    n = 2000
+    return pd.DataFrame({"submit_time": 60.0 * np.arange(n), "gpu_num": np.ones(n, int),
+                         "duration": np.resize(np.asarray(durations, float), n), "vc": np.resize(list(queues), n),
+                         "user": np.resize(["u1", "u2", "u3"], n)})
+
+
+def test_window_profile_admits_long_varied_jobs_only():
+    settings = replay.ReplaySettings()
+    # offered load 0.8 on 16 GPUs at one job a minute: 768 GPU-seconds per job on average
+    varied = replay.window_profile(_log_of([100.0, 1436.0], queues=("short", "long", "long")), settings)
+    assert varied["offered_load"] == pytest.approx(0.8, abs=0.01)
+    assert varied["time_scale"] == pytest.approx(299 * 60 / settings.replay_seconds)
+    assert varied["median_sleep_passes"] >= replay.MIN_MEDIAN_PASSES and varied["duration_spread"] > 10
+    assert varied["measurable"] and varied["queues"] == {"long": 200, "short": 100} and varied["users"] == 3
+    # the same load in equal jobs: nothing for a policy to order
+    equal = replay.window_profile(_log_of([768.0]), settings)
+    assert equal["duration_spread"] == pytest.approx(1.0) and not equal["measurable"]
+    # the same load in mostly short jobs and a few long ones: the median job is shorter than one pass
+    short = replay.window_profile(_log_of([10.0] * 9 + [7500.0]), settings)
+    assert short["median_sleep_passes"] < 1.0 and not short["measurable"]
+
+
+def test_mixed_queue_window_runs_in_one_partition_and_the_model_reads_each_jobs_queue(nasa_window, monkeypatch):
+    prepared, settings = nasa_window
+    queues = np.resize(["express", "normal", "long"], len(prepared.jobs))
+    mixed = dataclasses.replace(prepared, jobs=prepared.jobs.assign(vc=queues))
+    mixed.jobs.attrs = dict(prepared.jobs.attrs)
+    for policy in ("fifo", "sjf_oracle"):  # the queue is no input of theirs: the same schedule as one queue
+        pd.testing.assert_frame_equal(replay.simulate(mixed, policy, settings), replay.simulate(prepared, policy, settings))
+    seen = {}
+
+    class Recorder:  # stands in for the embedded QSSF estimator
+        def estimate(self, job):
+            seen[job["job_id"]] = job["vc"]
+            return float(job["gpu_num"])
+
+        def observe(self, job):
+            pass
+
+    monkeypatch.setattr(replay, "embedded_scheduler", lambda p, lam: Recorder())
+    replay.simulate(mixed, "qssf_primo", settings)
+    job_ids = mixed.jobs["job_id"].astype(str)
+    assert seen and all(seen[j] == q for j, q in zip(job_ids, queues) if j in seen)
+
+
 def test_slurm_mechanics_from_the_logged_passes():
     # periodic passes every second, two stalls (2.5 s gaps), and one pass an event triggered at 10.9
     periodic = list(0.3 + np.arange(10)) + list(11.8 + np.arange(5)) + list(18.3 + np.arange(5))
