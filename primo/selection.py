@@ -5,7 +5,9 @@ a complexity budget — and Primo searches PrDT (its exact pruning path, :class:
 and PrAM (:class:`~primo.search.BayesianSearch` over one-bag configurations, ~10× cheaper to fit,
 raced over folds: each scored on 2 of the 5 folds, the best few on all 5), on the same validation
 splits, with each family's default configuration among the trials (and the PrAM search's
-simplification path: its best configuration with at most k pieces per shape). Of all
+simplification path: its best configuration with at most k pieces per shape). PrAM trials scored on
+every fold are cross-fitted (:mod:`primo.search.searchers`): one bag per fold, validated on its fold,
+and their average is the model kept, so keeping one refits nothing. Of all
 the trials that meet the stated limits, it keeps the one of smallest readable size (``size_``:
 leaves, or constant pieces of the shape functions) whose objective is within noise of the best
 trial of either family (the rule of :mod:`primo.search.choice`), refits it on all rows and measures
@@ -136,7 +138,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
                 cheaper = {k: v for k, v in PRAM_TRIAL_PARAMS.items() if v < estimator.get_params()[k]}
                 # Its time budget is what is left when it starts (set in fit, after PrDT's search).
                 searches[family] = BayesianSearch(estimator, n_trials=self.n_trials, race_folds=RACE_FOLDS,
-                                                  trial_params=cheaper or None, **common)
+                                                  cross_fit=True, trial_params=cheaper or None, **common)
         return searches
 
     def _time_left(self) -> float:

@@ -35,12 +35,16 @@ import numpy as np
 import pandas as pd
 from interpret.glassbox import ExplainableBoostingClassifier, ExplainableBoostingRegressor
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.model_selection import train_test_split
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
 
 from primo.errors import InputError
 from primo.models._base import PrimoModelMixin, check_prediction_input, check_training_input
 from primo.validation import validate_additive_state
+
+#: Share of each cross-fitted bag's training rows kept for early stopping (interpret's own default).
+EARLY_STOPPING_FRACTION = 0.15
 
 _EBM_CLASSES = {cls.__name__: cls for cls in (ExplainableBoostingClassifier, ExplainableBoostingRegressor)}
 
@@ -86,7 +90,7 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fitting
-    def _make_ebm(self, feature_names):
+    def _make_ebm(self, feature_names, outer_bags):
         kwargs = dict(
             feature_names=feature_names,
             feature_types=self.feature_types,
@@ -94,7 +98,7 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
             max_interaction_bins=int(self.max_interaction_bins),
             interactions=self.interactions,
             max_rounds=self.max_rounds,
-            outer_bags=int(self.outer_bags),
+            outer_bags=int(outer_bags),
             min_samples_leaf=self.min_samples_leaf,
             monotone_constraints=self.monotone_constraints,
             n_jobs=self.n_jobs,
@@ -112,6 +116,57 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
 
         Bad input (see :mod:`primo.errors`) raises before the model changes.
         """
+        return self._fit(X, y, sample_weight, bags=None)
+
+    def cross_fit(self, X, y, splits, sample_weight=None):
+        """Fit one bag per validation fold, on that fold's training rows only; the model is their average.
+
+        ``splits`` is a list of (train, valid) row indices, e.g. a K-fold CV's. Bag *i* boosts on
+        85% of ``train`` (early stopping on the other 15%, as interpret does inside every bag) and never
+        sees ``valid``, so :meth:`bag_model` (*i*) scored on ``valid`` is an honest validation of a
+        one-bag model, and the averaged model is the K-bag model that was validated, not a refit.
+        What the bags share was computed from every row: the bin edges and category vocabularies
+        (from X only) and the choice of pair terms (interpret ranks pairs over all bags). Sets
+        ``outer_bags`` to the number of folds. Searches use this to validate and fit at once
+        (``BayesianSearch(cross_fit=True)``, which automatic selection uses).
+
+        Example
+        -------
+        >>> splits = list(KFold(5, shuffle=True, random_state=0).split(X))  # doctest: +SKIP
+        >>> model = PrAMRegressor().cross_fit(X, y, splits)  # doctest: +SKIP
+        >>> mean_absolute_error(y[splits[0][1]], model.bag_model(0).predict(X.iloc[splits[0][1]]))  # doctest: +SKIP
+        """
+        if len(splits) < 1:
+            raise ValueError("cross_fit needs at least one (train, valid) split")
+        y_array = np.asarray(y)
+        bags = np.zeros((len(y_array), len(splits)), dtype=np.int8)
+        rng = np.random.RandomState(self.random_state)
+        for bag, (train, _) in enumerate(splits):
+            classes = np.unique(y_array[train], return_counts=True)[1] if isinstance(self, ClassifierMixin) else None
+            stratify = y_array[train] if classes is not None and classes.min() >= 2 else None
+            boost, stop = train_test_split(np.asarray(train), test_size=EARLY_STOPPING_FRACTION, stratify=stratify,
+                                           random_state=rng.randint(2**31 - 1))
+            bags[boost, bag], bags[stop, bag] = 1, -1
+        return self._fit(X, y, sample_weight, bags=bags)
+
+    def bag_model(self, bag: int):
+        """A copy that predicts with one bag's scores only (after :meth:`cross_fit`: fold ``bag``'s model)."""
+        check_is_fitted(self)
+        model = copy.deepcopy(self)
+        ebm = model.ebm_
+        if not 0 <= bag < len(ebm.bagged_intercept_):
+            raise IndexError(f"bag {bag} out of range: the model has {len(ebm.bagged_intercept_)} bags")
+        ebm.term_scores_ = [np.array(scores[bag]) for scores in ebm.bagged_scores_]
+        ebm.bagged_scores_ = [np.array(scores[bag:bag + 1]) for scores in ebm.bagged_scores_]
+        ebm.intercept_ = copy.deepcopy(ebm.bagged_intercept_[bag])
+        ebm.bagged_intercept_ = ebm.bagged_intercept_[bag:bag + 1]
+        ebm.bag_weights_ = ebm.bag_weights_[bag:bag + 1]
+        ebm.standard_deviations_ = [np.zeros_like(scores) for scores in ebm.term_scores_]
+        model.outer_bags = 1
+        return model
+
+    def _fit(self, X, y, sample_weight, bags):
+        """``fit``, with interpret's bag matrix (rows x bags: 1 boost, -1 early stopping, 0 unused) when given."""
         X = check_training_input(self, X, y, sample_weight, classifier=isinstance(self, ClassifierMixin),
                                  multi_output=False, accept_sparse=False, text_in_arrays=True)
         if isinstance(X, pd.DataFrame):
@@ -128,11 +183,12 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
             if not keep.all():
                 X_fit = X_fit[keep] if not isinstance(X_fit, pd.DataFrame) else X_fit.iloc[np.flatnonzero(keep)]
                 y = y[keep]
+                bags = None if bags is None else bags[keep]
             sample_weight = sample_weight[keep]
         y = self._check_target(y)
         _check_max_pieces(self.max_pieces)
-        ebm = self._make_ebm(feature_names)
-        ebm.fit(X_fit, y, sample_weight=sample_weight)
+        ebm = self._make_ebm(feature_names, self.outer_bags if bags is None else bags.shape[1])
+        ebm.fit(X_fit, y, sample_weight=sample_weight, bags=bags)
         if self.max_pieces is not None:
             simplify_terms(ebm, int(self.max_pieces))
         # Attributes are set only once the fit succeeded: a failed refit leaves a fitted model as it was.
@@ -143,6 +199,8 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         self.n_features_in_ = X_fit.shape[1]
         if isinstance(self, ClassifierMixin):
             self.classes_ = np.unique(y)
+        if bags is not None:
+            self.outer_bags = bags.shape[1]
         self.ebm_ = ebm
         self.metadata_ = {}
         return self

@@ -293,3 +293,55 @@ def test_racing_scores_every_configuration_on_the_first_folds_and_only_the_final
     assert np.allclose(paired.to_numpy(), complete["loss"].to_numpy())
     with pytest.raises(ValueError, match="race_folds"):
         RandomSearch(estimator, n_trials=3, cv=4, race_folds=0).fit(X, y)
+
+
+def test_cross_fitted_bags_never_see_their_fold_and_average_to_the_model(data_dir, monkeypatch):
+    """PrAM.cross_fit: bag i boosts and early-stops on fold i's training rows only; the model is the bags' mean."""
+    from interpret.glassbox import ExplainableBoostingRegressor
+    from sklearn.model_selection import KFold
+
+    X, y, _, _ = clara_ms(data_dir)
+    splits = list(KFold(4, shuffle=True, random_state=0).split(X))
+    seen = {}
+    real_fit = ExplainableBoostingRegressor.fit
+
+    def spy(self, X, y, sample_weight=None, bags=None, init_score=None):
+        seen["bags"] = bags
+        return real_fit(self, X, y, sample_weight=sample_weight, bags=bags, init_score=init_score)
+
+    monkeypatch.setattr(ExplainableBoostingRegressor, "fit", spy)
+    model = PrAMRegressor(max_rounds=50, n_jobs=1).cross_fit(X, y, splits)
+    bags = seen["bags"]
+    assert model.outer_bags == bags.shape[1] == len(splits)
+    for bag, (train, valid) in enumerate(splits):
+        assert not bags[valid, bag].any()
+        assert (bags[train, bag] != 0).all() and 0.1 < np.mean(bags[train, bag] == -1) < 0.2
+    mean = np.mean([model.bag_model(bag).predict(X) for bag in range(len(splits))], axis=0)
+    # interpret weights each bag by its rows, which differ by at most one row per fold here.
+    assert np.allclose(mean, model.predict(X), rtol=1e-3, atol=1e-3 * np.abs(y).mean())
+    assert model.bag_model(0).ebm_.bagged_scores_[0].shape[0] == 1
+    with pytest.raises(IndexError, match="out of range"):
+        model.bag_model(len(splits))
+
+
+def test_cross_fitted_trials_are_their_own_refit(data_dir, monkeypatch):
+    """With cross_fit, a search's kept PrAM (or its simplified variant) is the validated model, not a refit."""
+    X, y, _, _ = clara_ms(data_dir)
+    estimator = PrAMRegressor(max_rounds=50, outer_bags=1, n_jobs=1)
+    search = RandomSearch(estimator, n_trials=6, cv=3, cross_fit=True, random_state=0, progress=False).fit(X, y)
+    trials = search.trials_
+    chosen = trials.loc[trials["chosen"]].iloc[0]
+    kept = search.best_estimator_
+    assert kept.outer_bags == 3 and kept.size_ == chosen["size"]
+    # Each simplification row records the size of the averaged model it would keep.
+    base = trials[trials["source"] == "simplify"].iloc[0]
+    refit = search._refit_model(dict(base["params"]), X, y, None)
+    assert refit.size_ == base["size"] and refit.max_pieces == base["max_pieces"]
+    fits = []
+    monkeypatch.setattr(PrAMRegressor, "fit", lambda self, *a, **k: fits.append(1))
+    search._refit_model(dict(chosen["params"]), X, y, None)
+    assert not fits
+    # A search on a sample of the rows refits on every row instead.
+    sampled = RandomSearch(estimator, n_trials=6, cv=3, cross_fit=True, search_sample_size=0.5, random_state=0,
+                           refit=False, progress=False).fit(X, y)
+    assert sampled._cross_fitted_model(dict(chosen["params"])) is None
