@@ -36,8 +36,9 @@ def register(subparsers) -> None:
     parser.add_argument("--task", choices=["auto", "classification", "regression"], default="auto")
     parser.add_argument("--model", choices=["auto", "prdt", "pram"], default="auto",
                         help="model family; auto searches both and keeps the best meeting the requirements")
-    parser.add_argument("--trials", type=int, default=20,
-                        help="Bayesian-search trials for PrAM (PrDT scores its whole pruning path; 0: no search)")
+    parser.add_argument("--trials", type=int, default=10,
+                        help="PrAM trials, as PrimoRegressor's n_trials (PrDT scores its whole pruning path; "
+                             "0: no search)")
     parser.add_argument("--scoring", default=None,
                         help="validation loss: log_loss (classifiers' default), error, f1, mae (regressors' default), "
                              "rmse, mape, wmape, r2 or a scikit-learn scorer")

@@ -118,51 +118,65 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         """
         return self._fit(X, y, sample_weight, bags=None)
 
-    def cross_fit(self, X, y, splits, sample_weight=None):
-        """Fit one bag per validation fold, on that fold's training rows only; the model is their average.
+    def cross_fit(self, X, y, splits, sample_weight=None, bags_per_fold=1):
+        """Fit bags on each validation fold's training rows only; the model is the average of all of them.
 
-        ``splits`` is a list of (train, valid) row indices, e.g. a K-fold CV's. Bag *i* boosts on
-        85% of ``train`` (early stopping on the other 15%, as interpret does inside every bag) and never
-        sees ``valid``, so :meth:`bag_model` (*i*) scored on ``valid`` is an honest validation of a
-        one-bag model, and the averaged model is the K-bag model that was validated, not a refit.
+        ``splits`` is a list of (train, valid) row indices, e.g. a K-fold CV's. Each of fold *i*'s
+        ``bags_per_fold`` bags boosts on its own 85% of ``train`` (early stopping on the other 15%, as
+        interpret does inside every bag) and never sees ``valid``, so :meth:`bag_model` of fold *i*'s
+        bags (``fold_bags(i, bags_per_fold)``) scored on ``valid`` is an honest validation of a
+        ``bags_per_fold``-bag model, and the averaged model is the one that was validated, not a refit.
         What the bags share was computed from every row: the bin edges and category vocabularies
         (from X only) and the choice of pair terms (interpret ranks pairs over all bags). Sets
-        ``outer_bags`` to the number of folds. Searches use this to validate and fit at once
+        ``outer_bags`` to the number of bags. Searches use this to validate and fit at once
         (``BayesianSearch(cross_fit=True)``, which automatic selection uses).
 
         Example
         -------
         >>> splits = list(KFold(5, shuffle=True, random_state=0).split(X))  # doctest: +SKIP
-        >>> model = PrAMRegressor().cross_fit(X, y, splits)  # doctest: +SKIP
-        >>> mean_absolute_error(y[splits[0][1]], model.bag_model(0).predict(X.iloc[splits[0][1]]))  # doctest: +SKIP
+        >>> model = PrAMRegressor().cross_fit(X, y, splits, bags_per_fold=2)  # doctest: +SKIP
+        >>> fold0 = model.bag_model(fold_bags(0, 2))  # doctest: +SKIP
+        >>> mean_absolute_error(y[splits[0][1]], fold0.predict(X.iloc[splits[0][1]]))  # doctest: +SKIP
         """
         if len(splits) < 1:
             raise ValueError("cross_fit needs at least one (train, valid) split")
+        if int(bags_per_fold) < 1:
+            raise ValueError(f"bags_per_fold must be >= 1, got {bags_per_fold}")
         y_array = np.asarray(y)
-        bags = np.zeros((len(y_array), len(splits)), dtype=np.int8)
+        bags = np.zeros((len(y_array), len(splits) * int(bags_per_fold)), dtype=np.int8)
         rng = np.random.RandomState(self.random_state)
-        for bag, (train, _) in enumerate(splits):
+        for fold, (train, _) in enumerate(splits):
             classes = np.unique(y_array[train], return_counts=True)[1] if isinstance(self, ClassifierMixin) else None
             stratify = y_array[train] if classes is not None and classes.min() >= 2 else None
-            boost, stop = train_test_split(np.asarray(train), test_size=EARLY_STOPPING_FRACTION, stratify=stratify,
-                                           random_state=rng.randint(2**31 - 1))
-            bags[boost, bag], bags[stop, bag] = 1, -1
+            for bag in fold_bags(fold, bags_per_fold):
+                boost, stop = train_test_split(np.asarray(train), test_size=EARLY_STOPPING_FRACTION,
+                                               stratify=stratify, random_state=rng.randint(2**31 - 1))
+                bags[boost, bag], bags[stop, bag] = 1, -1
         return self._fit(X, y, sample_weight, bags=bags)
 
-    def bag_model(self, bag: int):
-        """A copy that predicts with one bag's scores only (after :meth:`cross_fit`: fold ``bag``'s model)."""
+    def bag_model(self, bags):
+        """A copy that predicts with the average of some bags only (an index or a range of them).
+
+        After :meth:`cross_fit`, ``bag_model(fold_bags(i, bags_per_fold))`` is fold *i*'s model.
+        """
         check_is_fitted(self)
+        ebm = self.ebm_
+        n_bags = len(ebm.bagged_intercept_)
+        chosen = np.atleast_1d(np.asarray(bags, dtype=np.intp))
+        if chosen.size == 0 or chosen.min() < 0 or chosen.max() >= n_bags:
+            raise IndexError(f"bags {bags} out of range: the model has {n_bags} bags")
         model = copy.deepcopy(self)
         ebm = model.ebm_
-        if not 0 <= bag < len(ebm.bagged_intercept_):
-            raise IndexError(f"bag {bag} out of range: the model has {len(ebm.bagged_intercept_)} bags")
-        ebm.term_scores_ = [np.array(scores[bag]) for scores in ebm.bagged_scores_]
-        ebm.bagged_scores_ = [np.array(scores[bag:bag + 1]) for scores in ebm.bagged_scores_]
-        ebm.intercept_ = copy.deepcopy(ebm.bagged_intercept_[bag])
-        ebm.bagged_intercept_ = ebm.bagged_intercept_[bag:bag + 1]
-        ebm.bag_weights_ = ebm.bag_weights_[bag:bag + 1]
-        ebm.standard_deviations_ = [np.zeros_like(scores) for scores in ebm.term_scores_]
-        model.outer_bags = 1
+        weights = np.asarray(ebm.bag_weights_, dtype=np.float64)[chosen]
+        ebm.bagged_scores_ = [np.array(scores[chosen]) for scores in ebm.bagged_scores_]
+        ebm.bagged_intercept_ = np.array(ebm.bagged_intercept_[chosen])
+        ebm.bag_weights_ = np.array(ebm.bag_weights_[chosen])
+        ebm.term_scores_ = [np.average(scores, axis=0, weights=weights) for scores in ebm.bagged_scores_]
+        intercept = np.average(ebm.bagged_intercept_, axis=0, weights=weights)  # interpret's layout kept:
+        ebm.intercept_ = float(intercept) if np.ndim(self.ebm_.intercept_) == 0 else np.reshape(
+            intercept, np.shape(self.ebm_.intercept_))  # a float (regression) or one value per class score
+        ebm.standard_deviations_ = [np.std(scores, axis=0) for scores in ebm.bagged_scores_]
+        model.outer_bags = int(chosen.size)
         return model
 
     def _fit(self, X, y, sample_weight, bags):
@@ -318,6 +332,11 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         return tags
+
+
+def fold_bags(fold: int, bags_per_fold: int) -> range:
+    """The bags :meth:`PrAMRegressor.cross_fit` fits on fold ``fold``'s training rows (fold-major order)."""
+    return range(fold * bags_per_fold, (fold + 1) * bags_per_fold)
 
 
 def _check_max_pieces(value) -> None:

@@ -34,14 +34,14 @@ estimator, the shrink and the simplification trials are scored on every fold; th
 only trials scored on every fold (``partial`` marks the others). Automatic selection races with r = 2
 of 5 folds; a search built by hand does not race unless asked.
 
-Cross-fitting (``cross_fit=True``, k-fold CV, an estimator with ``cross_fit``: PrAM): a trial scored
-on every fold is one fit with a bag per fold, each bag boosted on its fold's training rows only
-(:meth:`primo.models.pram.PrAMRegressor.cross_fit`). Each bag is scored on its fold, and the average
-of the bags is the trial's model: its size is the trial's ``size``, and keeping the trial (or a step
-of its simplification path) refits nothing. The starting estimator is then validated as k one-bag
-models whatever its ``outer_bags`` (k bags of 80% of the rows instead of 8 bags of each training fold:
-~8x fewer fits), and kept as their k-bag average. Raced trials are fitted per fold as before, since
-two partial fits cannot be joined into one model. Automatic selection cross-fits.
+Cross-fitting (``cross_fit=True``, or a number b of bags per fold; k-fold CV; an estimator with
+``cross_fit``: PrAM): a trial scored on every fold is one fit with b bags per fold, each boosted on
+its fold's training rows only (:meth:`primo.models.pram.PrAMRegressor.cross_fit`). Each fold's bags
+are scored on that fold, and the average of all k·b bags is the trial's model: its size is the
+trial's ``size``, and keeping the trial (or a step of its simplification path) refits nothing. The
+starting estimator is then validated as k b-bag models whatever its ``outer_bags``, and kept as their
+k·b-bag average. Raced trials are fitted per fold as before, since two partial fits cannot be joined
+into one model. Automatic selection cross-fits.
 
 Budgets: ``n_trials`` evaluations at most, and ``time_budget_s`` seconds for the whole ``fit``
 (refit included): no trial starts that is expected to end past it. ``trial_params`` (e.g.
@@ -97,6 +97,7 @@ from skopt.space import Categorical, Integer, Space
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
+from primo.models.pram import fold_bags
 from primo.parallel import effective_n_jobs
 from primo.search.choice import ONE_STANDARD_ERROR_RULE, choose_trial, pareto_front
 from primo.search.objective import (
@@ -193,11 +194,11 @@ def _failed_result(error: str) -> dict:
             "complexity": math.nan, "size": math.nan, "error": error, "per_fold": []}
 
 
-def _evaluate_trial(estimator, params, X, y, sample_weight, splits, loss, cross_fit=False):
+def _evaluate_trial(estimator, params, X, y, sample_weight, splits, loss, cross_fit=0):
     """Fit on each training split and score on its validation rows; returns a dict for the trial row.
 
-    With ``cross_fit``, one :meth:`~primo.models.pram.PrAMRegressor.cross_fit` call fits a bag per
-    split; each bag is scored on its split, and the averaged model (``result["model"]``) is the
+    With ``cross_fit`` (bags per fold), one :meth:`~primo.models.pram.PrAMRegressor.cross_fit` call fits
+    that many bags per split; each split's bags are scored on it, and the averaged model (``result["model"]``) is the
     trial's final model, whose size the row records.
     """
     start = time.perf_counter()
@@ -205,8 +206,9 @@ def _evaluate_trial(estimator, params, X, y, sample_weight, splits, loss, cross_
         warnings.simplefilter("always")
         try:
             if cross_fit:
-                model = clone(estimator).set_params(**params).cross_fit(X, y, splits, sample_weight)
-                fitted = ((model.bag_model(bag), valid) for bag, (_, valid) in enumerate(splits))
+                model = clone(estimator).set_params(**params).cross_fit(X, y, splits, sample_weight,
+                                                                        bags_per_fold=cross_fit)
+                fitted = ((model.bag_model(fold_bags(fold, cross_fit)), valid) for fold, (_, valid) in enumerate(splits))
             else:
                 fitted = ((fit_on_rows(estimator, params, X, y, sample_weight, train), valid) for train, valid in splits)
             folds = []
@@ -618,9 +620,15 @@ class _SequentialSearch(_BaseSearch):
                 rows += self._refine(rows, names, X, y, sample_weight, splits, loss, penalty, parallel)
         return rows
 
-    def _cross_fits(self, splits) -> bool:
-        """Whether trials scored on every fold are cross-fitted (``cross_fit``, k-fold CV, an estimator that can)."""
-        return bool(self.cross_fit) and len(splits) > 1 and hasattr(self.estimator, "cross_fit")
+    def _cross_fits(self, splits) -> int:
+        """Bags per fold of a cross-fitted trial; 0 when trials are not cross-fitted (see the module docstring)."""
+        if not self.cross_fit or len(splits) < 2 or not hasattr(self.estimator, "cross_fit"):
+            return 0
+        if isinstance(self.cross_fit, bool):
+            return 1
+        if not isinstance(self.cross_fit, (int, np.integer)) or self.cross_fit < 1:
+            raise ValueError(f"cross_fit must be a bool or a number of bags per fold >= 1, got {self.cross_fit!r}")
+        return int(self.cross_fit)
 
     def _race_folds(self, splits) -> int | None:
         """How many folds search trials are scored on first (None: all of them, no race)."""
@@ -698,9 +706,10 @@ class _SequentialSearch(_BaseSearch):
         name, values = path
         cross_fitted = self._cross_fitted.get(_params_key(best["params"]))
         if cross_fitted is not None:  # score each fold's bag; the sizes are the averaged model's
-            folds = parallel(joblib.delayed(_score_variants)(cross_fitted.bag_model(bag), values,
+            bags = self._cross_fits(splits)
+            folds = parallel(joblib.delayed(_score_variants)(cross_fitted.bag_model(fold_bags(fold, bags)), values,
                                                              _safe_indexing(X, valid), y[valid], loss, False)
-                             for bag, (_, valid) in enumerate(splits))
+                             for fold, (_, valid) in enumerate(splits))
             sizes = [_size(cross_fitted.simplified(value)) for value in values]
             folds = [[r if isinstance(r, str) else {**r, **size} for r, size in zip(fold, sizes)] for fold in folds]
         else:

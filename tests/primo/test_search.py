@@ -296,9 +296,11 @@ def test_racing_scores_every_configuration_on_the_first_folds_and_only_the_final
 
 
 def test_cross_fitted_bags_never_see_their_fold_and_average_to_the_model(data_dir, monkeypatch):
-    """PrAM.cross_fit: bag i boosts and early-stops on fold i's training rows only; the model is the bags' mean."""
+    """PrAM.cross_fit: fold i's bags boost and early-stop on its training rows only; the model is all bags' mean."""
     from interpret.glassbox import ExplainableBoostingRegressor
     from sklearn.model_selection import KFold
+
+    from primo.models.pram import fold_bags
 
     X, y, _, _ = clara_ms(data_dir)
     splits = list(KFold(4, shuffle=True, random_state=0).split(X))
@@ -310,18 +312,25 @@ def test_cross_fitted_bags_never_see_their_fold_and_average_to_the_model(data_di
         return real_fit(self, X, y, sample_weight=sample_weight, bags=bags, init_score=init_score)
 
     monkeypatch.setattr(ExplainableBoostingRegressor, "fit", spy)
-    model = PrAMRegressor(max_rounds=50, n_jobs=1).cross_fit(X, y, splits)
+    model = PrAMRegressor(max_rounds=50, n_jobs=1).cross_fit(X, y, splits, bags_per_fold=2)
     bags = seen["bags"]
-    assert model.outer_bags == bags.shape[1] == len(splits)
-    for bag, (train, valid) in enumerate(splits):
-        assert not bags[valid, bag].any()
-        assert (bags[train, bag] != 0).all() and 0.1 < np.mean(bags[train, bag] == -1) < 0.2
-    mean = np.mean([model.bag_model(bag).predict(X) for bag in range(len(splits))], axis=0)
+    assert model.outer_bags == bags.shape[1] == 2 * len(splits)
+    for fold, (train, valid) in enumerate(splits):
+        for bag in fold_bags(fold, 2):
+            assert not bags[valid, bag].any()
+            assert (bags[train, bag] != 0).all() and 0.1 < np.mean(bags[train, bag] == -1) < 0.2
+        first, second = fold_bags(fold, 2)
+        assert (bags[:, first] != bags[:, second]).any()  # each bag early-stops on its own rows
+    folds = [model.bag_model(fold_bags(fold, 2)) for fold in range(len(splits))]
+    assert all(m.outer_bags == 2 and m.ebm_.bagged_scores_[0].shape[0] == 2 for m in folds)
     # interpret weights each bag by its rows, which differ by at most one row per fold here.
+    mean = np.mean([m.predict(X) for m in folds], axis=0)
     assert np.allclose(mean, model.predict(X), rtol=1e-3, atol=1e-3 * np.abs(y).mean())
-    assert model.bag_model(0).ebm_.bagged_scores_[0].shape[0] == 1
+    assert np.allclose(model.bag_model(range(2 * len(splits))).predict(X), model.predict(X))
     with pytest.raises(IndexError, match="out of range"):
-        model.bag_model(len(splits))
+        model.bag_model(2 * len(splits))
+    with pytest.raises(ValueError, match="bags_per_fold"):
+        PrAMRegressor().cross_fit(X, y, splits, bags_per_fold=0)
 
 
 def test_cross_fitted_trials_are_their_own_refit(data_dir, monkeypatch):
