@@ -392,6 +392,7 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
             if hasattr(model, "metadata_"):
                 model.metadata_["search"] = self.history()
             self.best_estimator_ = model
+            self._cross_fitted = {}  # the kept one is best_estimator_; the others would only hold memory
         self.warnings_ = dict(self._warnings)
         if self._warnings:
             message, count = self._warnings.most_common(1)[0]

@@ -338,17 +338,17 @@ def test_cross_fitted_trials_are_their_own_refit(data_dir, monkeypatch):
     X, y, _, _ = clara_ms(data_dir)
     estimator = PrAMRegressor(max_rounds=50, outer_bags=1, n_jobs=1)
     search = RandomSearch(estimator, n_trials=6, cv=3, cross_fit=True, random_state=0, progress=False).fit(X, y)
-    trials = search.trials_
-    chosen = trials.loc[trials["chosen"]].iloc[0]
-    kept = search.best_estimator_
-    assert kept.outer_bags == 3 and kept.size_ == chosen["size"]
-    # Each simplification row records the size of the averaged model it would keep.
-    base = trials[trials["source"] == "simplify"].iloc[0]
-    refit = search._refit_model(dict(base["params"]), X, y, None)
-    assert refit.size_ == base["size"] and refit.max_pieces == base["max_pieces"]
+    chosen = search.trials_.loc[search.trials_["chosen"]].iloc[0]
+    assert search.best_estimator_.outer_bags == 3 and search.best_estimator_.size_ == chosen["size"]
+    # Without a refit, every cross-fitted trial (and each step of its simplification path) stays available.
+    search = RandomSearch(estimator, n_trials=6, cv=3, cross_fit=True, random_state=0, refit=False,
+                          progress=False).fit(X, y)
     fits = []
-    monkeypatch.setattr(PrAMRegressor, "fit", lambda self, *a, **k: fits.append(1))
-    search._refit_model(dict(chosen["params"]), X, y, None)
+    real_fit = PrAMRegressor.fit
+    monkeypatch.setattr(PrAMRegressor, "fit", lambda self, *a, **k: fits.append(1) or real_fit(self, *a, **k))
+    for _, trial in search.trials_[search.trials_["source"] != "search"].iterrows():
+        model = search._refit_model(dict(trial["params"]), X, y, None)
+        assert model.size_ == trial["size"] and model.max_pieces == trial["params"].get("max_pieces")
     assert not fits
     # A search on a sample of the rows refits on every row instead.
     sampled = RandomSearch(estimator, n_trials=6, cv=3, cross_fit=True, search_sample_size=0.5, random_state=0,

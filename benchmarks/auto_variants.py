@@ -1,0 +1,135 @@
+"""Automatic selection's defaults, compared on the tabular suite's development tables (issue 16).
+
+A *variant* is a label and the keyword arguments of ``PrimoClassifier``/``PrimoRegressor``
+(``'{"n_trials": 10}'``); two references have fixed meanings: ``pram_default`` (``PrAMClassifier()``
+/ ``PrAMRegressor()``) and ``ebm`` (interpret's EBM defaults, as the suite builds it). Every variant
+runs on the suite's first 5 folds of each table (``tabular_suite.folds_for``: the same test rows as
+the suite's first repeat), with ``random_state`` = fold number, so variants are paired by fold and
+seed. Each (table, variant, fold) is one JSON line: the suite's test metrics, pieces, fit seconds and,
+for automatic selection, the chosen family, parameters and trial source (search, shrink, simplify,
+estimator or path). Only development tables are accepted: this script informs defaults.
+
+A variant of an earlier commit runs from a checkout of that commit (``PYTHONPATH=/path/to/checkout``):
+the label records what it was.
+
+Usage:
+  python benchmarks/auto_variants.py run OUT.jsonl new10 '{"n_trials": 10}' --tables diabetes wine
+  python benchmarks/auto_variants.py run OUT.jsonl pram_default '{}'
+  python benchmarks/auto_variants.py summarize OUT.jsonl --reference pram_default
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import warnings
+from collections import Counter, defaultdict
+
+import numpy as np
+
+import tabular_suite as suite
+from primo.report.claims import paired_bootstrap
+from suite_tables import TABLES, load_table
+
+FOLDS = 5
+DEVELOPMENT = [name for name, spec in TABLES.items() if spec.role == "development"]
+
+
+def build(label: str, kwargs: dict, task: str, X, fold: int):
+    """The estimator a variant fits on one fold."""
+    import primo
+
+    regression = task == "regression"
+    if label == "ebm":
+        return suite.ebm(task, X)
+    if label == "pram_default":
+        return (primo.PrAMRegressor if regression else primo.PrAMClassifier)(**kwargs)
+    return (primo.PrimoRegressor if regression else primo.PrimoClassifier)(progress=False, random_state=fold,
+                                                                           **kwargs)
+
+
+def chosen_trial(model) -> dict:
+    """Family, parameters and trial source of an automatic selection's kept model."""
+    report = model.selection_report_
+    params = report.loc[report["selected"], "params"].iloc[0]
+    trials = model.searches_[model.best_family_].trials_
+    source = trials.loc[trials["params"].map(lambda p: p == params), "source"]
+    return {"chosen_family": model.best_family_, "params": str(params),
+            "source": str(source.iloc[0]) if len(source) else "unknown"}
+
+
+def run(out: str, label: str, kwargs: dict, tables: list[str]) -> None:
+    for name in tables:
+        table = load_table(name)
+        for fold, (train, test) in enumerate(suite.folds_for(table, FOLDS, 1)):
+            model = build(label, kwargs, table.task, table.X, fold)
+            start = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model.fit(table.X.iloc[train], table.y.iloc[train])
+            row = {"table": name, "variant": label, "fold": fold, "fit_s": time.perf_counter() - start,
+                   **suite.score(table.task, model, table.X.iloc[test], table.y.iloc[test]),
+                   "pieces": suite.model_size(model).get("pieces")}
+            if hasattr(model, "selection_report_"):
+                row.update(chosen_trial(model))
+            print(json.dumps(row), flush=True)
+            with open(out, "a") as handle:
+                handle.write(json.dumps(row) + "\n")
+
+
+def summarize(paths: list[str], reference: str) -> None:
+    """Per table and variant: mean headline loss, paired difference to ``reference`` over folds, size, time."""
+    results = defaultdict(dict)
+    for path in paths:
+        with open(path) as handle:
+            for line in handle:
+                row = json.loads(line)
+                results[(row["table"], row["variant"])][row["fold"]] = row
+    tables = sorted({table for table, _ in results})
+    variants = sorted({variant for _, variant in results})
+    print(f"| table | variant | folds | headline loss | − {reference}, mean [95% bootstrap] (median) | "
+          "pieces (median) | fit s (median) | kept trial source |")
+    print("|---|---|---|---|---|---|---|---|")
+    for table in tables:
+        metric = "mae" if TABLES[table].task == "regression" else "log_loss"
+        base = results.get((table, reference), {})
+        for variant in variants:
+            rows = results.get((table, variant))
+            if not rows:
+                continue
+            folds = sorted(rows)
+            loss = np.mean([rows[f][metric] for f in folds])
+            paired = [f for f in folds if f in base]
+            if variant != reference and len(paired) == len(folds):
+                d = paired_bootstrap([rows[f][metric] for f in paired], [base[f][metric] for f in paired])
+                versus = f"{d.mean:+.4g} [{d.low:+.4g}, {d.high:+.4g}] ({d.median:+.4g})"
+            else:
+                versus = "–"
+            sources = Counter(rows[f].get("source", "–") for f in folds)
+            print(f"| {table} | {variant} | {len(folds)} | {metric} {loss:.4g} | {versus} | "
+                  f"{np.median([rows[f]['pieces'] for f in folds]):.0f} | "
+                  f"{np.median([rows[f]['fit_s'] for f in folds]):.1f} | "
+                  f"{', '.join(f'{s} {n}' for s, n in sources.most_common())} |")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    runner = commands.add_parser("run")
+    runner.add_argument("out")
+    runner.add_argument("label")
+    runner.add_argument("kwargs", type=json.loads)
+    runner.add_argument("--tables", nargs="+", default=DEVELOPMENT, choices=DEVELOPMENT)
+    summary = commands.add_parser("summarize")
+    summary.add_argument("paths", nargs="+")
+    summary.add_argument("--reference", default="pram_default")
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        run(args.out, args.label, args.kwargs, args.tables)
+    else:
+        summarize(args.paths, args.reference)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
