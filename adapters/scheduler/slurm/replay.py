@@ -947,10 +947,14 @@ def _targets(results: dict) -> str:
             f"{slurm['fifo']['avg_jct_h']:.3f} h average JCT; paired difference {_interval(qf)} h over {qf['runs']} "
             f"runs); "
             f"{(gain - 1) * 100:+.0f}% from SJF-oracle (target within 10%: {'met' if gain <= 1.10 else 'missed'}). "
-            f"Ranking: Slurm `{_view_ranking(r, 'slurm')}`; simulator `{_view_ranking(r, 'simulator')}` "
+            + ("" if qf["ci95"][1] < 0 else
+               f"What any order could gain here, SJF-oracle − FIFO in Slurm: "
+               f"{_interval(r['pairs']['slurm']['sjf_oracle_minus_fifo'])} h; the QSSF estimate's Spearman "
+               f"correlation with the window's true GPU time: {r['workload_model']['gpu_time_spearman']:.3f}. ")
+            + f"Ranking: Slurm `{_view_ranking(r, 'slurm')}`; simulator `{_view_ranking(r, 'simulator')}` "
             f"(**{r['agreement']['simulator']['ranking']}**); Slurm-cadence simulator `{_view_ranking(r, 'simulator_slurm')}` "
             f"(**{r['agreement']['simulator_slurm']['ranking']}**). One round of the three policies (at once) "
-            f"{per_round:.1f} min, all {len(r['slurm_runs']) // len(POLICIES)} rounds {r['slurm_replay_s'] / 60:.1f} min "
+            f"{per_round:.1f} min, all {len(r['slurm_runs']) // len(POLICIES)} rounds {r['slurm_replay_s'] / 60:.2f} min "
             f"(target < 10 min for one log and three policies: {'met' if r['slurm_replay_s'] < 600 else 'missed'}); "
             f"the whole command for this log, with the model fit and the simulations, {r['total_s'] / 60:.1f} min.")
         errors = r["submission_cost"]["plugin_errors"]
