@@ -3,6 +3,8 @@
 The model file's own tables predict (:mod:`primo.export.saved`): the same checks and predictions as the
 model :func:`primo.load` builds, without importing scikit-learn or interpret (a second and a half of
 start-up). A file only the estimator can answer for (e.g. a tree with several outputs) is loaded in full.
+A model with several outputs writes one column per output (``prediction_0``, ``prediction_1``, …; with
+``--proba``, ``proba_<output>_<class>``).
 """
 from __future__ import annotations
 
@@ -48,15 +50,27 @@ def predictions(model, table, *, proba: bool):
        prediction
     0         3.0
     """
+    import numpy as np
     import pandas as pd
 
     from primo.tabular import model_inputs
 
     X = model_inputs(model, table)
-    result = pd.DataFrame({"prediction": model.predict(X)})
+    predicted = model.predict(X)
+    if predicted.ndim == 1:
+        result = pd.DataFrame({"prediction": predicted})
+    else:  # a model with several outputs: one column per output
+        result = pd.DataFrame({f"prediction_{k}": column for k, column in enumerate(predicted.T)})
     if proba:
         if not hasattr(model, "predict_proba"):
             raise ValueError(f"{type(model).__name__} is a regressor: --proba needs a classifier")
-        for label, column in zip(model.classes_, model.predict_proba(X).T):
-            result[f"proba_{label}"] = column
+        probabilities = model.predict_proba(X)
+        if predicted.ndim == 1:
+            outputs = [("", model.classes_, probabilities)]
+        else:  # scikit-learn's layout: a list of class arrays and a list of probability tables
+            outputs = [(f"{k}_", classes, table) for k, (classes, table) in
+                       enumerate(zip(model.classes_, probabilities))]
+        for prefix, classes, table in outputs:
+            for label, column in zip(classes, np.asarray(table).T):
+                result[f"proba_{prefix}{label}"] = column
     return result

@@ -3,6 +3,7 @@ import logging
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -37,6 +38,29 @@ def test_fit_predict_info(clara_csv, tmp_path, capsys):
     info = capsys.readouterr().out
     assert "PrDTRegressor" in info and f"search: pruning path, {len(search['trials'])} trials" in info and "edits: 0" in info
 
+
+
+def test_predict_writes_a_column_per_output_of_a_multi_output_tree(clara_csv, tmp_path):
+    """A tree fitted on several targets predicts one column per output (and per output and class)."""
+    from primo import PrDTClassifier, PrDTRegressor
+
+    train, test = clara_csv
+    frame, rows = pd.read_csv(train), pd.read_csv(test)
+    X = frame.drop(columns="cores")
+    cores = frame["cores"].to_numpy()
+    regressor = PrDTRegressor(random_state=0, max_depth=4).fit(X, np.c_[cores, 2 * cores])
+    classifier = PrDTClassifier(random_state=0, max_depth=4).fit(X, np.c_[cores > np.median(cores), cores > np.quantile(cores, 0.75)].astype(int))
+    for name, model, proba in (("reg", regressor, []), ("cls", classifier, ["--proba"])):
+        model.save(tmp_path / f"{name}.primo")
+        out = tmp_path / f"{name}.csv"
+        assert main(["predict", str(tmp_path / f"{name}.primo"), str(test), "--out", str(out), *proba]) == 0
+        written = pd.read_csv(out)
+        expected = model.predict(rows.drop(columns="cores"))
+        assert list(written.columns[:2]) == ["prediction_0", "prediction_1"]
+        assert (written[["prediction_0", "prediction_1"]].to_numpy() == expected).all()
+    probabilities = classifier.predict_proba(rows.drop(columns="cores"))
+    assert set(written.columns[2:]) == {"proba_0_0", "proba_0_1", "proba_1_0", "proba_1_1"}
+    assert (written["proba_1_1"].to_numpy() == probabilities[1][:, 1]).all()
 
 def test_cli_errors_are_one_line_and_exit_2(clara_csv, tmp_path, capsys):
     train, _ = clara_csv
