@@ -68,9 +68,9 @@ def predictions(model, table, *, proba: bool):
         if predicted.ndim == 1:
             outputs = [("", model.classes_, probabilities)]
         else:  # scikit-learn's layout: a list of class arrays and a list of probability tables
-            outputs = [(f"{k}_", classes, table) for k, (classes, table) in
+            outputs = [(f"{k}_", classes, output) for k, (classes, output) in
                        enumerate(zip(model.classes_, probabilities))]
-        for prefix, classes, table in outputs:
-            for label, column in zip(classes, np.asarray(table).T):
+        for prefix, classes, output in outputs:
+            for label, column in zip(classes, np.asarray(output).T):
                 result[f"proba_{prefix}{label}"] = column
     return result

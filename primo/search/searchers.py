@@ -198,8 +198,8 @@ def _evaluate_trial(estimator, params, X, y, sample_weight, splits, loss, cross_
     """Fit on each training split and score on its validation rows; returns a dict for the trial row.
 
     With ``cross_fit`` (bags per fold), one :meth:`~primo.models.pram.PrAMRegressor.cross_fit` call fits
-    that many bags per split; each split's bags are scored on it, and the averaged model (``result["model"]``) is the
-    trial's final model, whose size the row records.
+    that many bags per split; each split's bags are scored on it, and the averaged model
+    (``result["model"]``) is the trial's final model, whose size every fold records.
     """
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
@@ -208,13 +208,16 @@ def _evaluate_trial(estimator, params, X, y, sample_weight, splits, loss, cross_
             if cross_fit:
                 model = clone(estimator).set_params(**params).cross_fit(X, y, splits, sample_weight,
                                                                         bags_per_fold=cross_fit)
-                fitted = ((model.bag_model(fold_bags(fold, cross_fit)), valid) for fold, (_, valid) in enumerate(splits))
+                kept_size = _size(model)
+                fitted = ((model.bag_model(fold_bags(fold, cross_fit)), valid)
+                          for fold, (_, valid) in enumerate(splits))
             else:
-                fitted = ((fit_on_rows(estimator, params, X, y, sample_weight, train), valid) for train, valid in splits)
+                fitted = ((fit_on_rows(estimator, params, X, y, sample_weight, train), valid)
+                          for train, valid in splits)
             folds = []
             for fold_model, valid in fitted:
                 fold = score_model(fold_model, loss, _safe_indexing(X, valid), y[valid], chunks=len(splits) == 1)
-                folds.append({**fold, **_size(model if cross_fit else fold_model)})
+                folds.append({**fold, **(kept_size if cross_fit else _size(fold_model))})
             result = summarize_trial(folds)
             if cross_fit:
                 result["model"] = model
