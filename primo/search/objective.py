@@ -66,9 +66,21 @@ def class_probabilities(estimator, X, y) -> tuple[np.ndarray, np.ndarray]:
     return full, labels
 
 
+def log_loss_from_proba(y, proba, labels) -> float:
+    """Mean negative log-likelihood of ``y`` under ``proba`` (columns in ``labels`` order), each
+    probability clipped to [ε, 1 − ε] as scikit-learn's ``log_loss`` does; every label of ``y`` must be
+    in ``labels``. Written here because ``log_loss``'s input validation costs ~15 ms a call, which was
+    most of PrDT's pruning-path search (every subtree on every fold: 1,182 rows of ``fishing``, 13 s)."""
+    labels = np.asarray(labels)
+    order = np.argsort(labels, kind="stable")
+    column = order[np.searchsorted(labels, np.asarray(y), sorter=order)]
+    eps = np.finfo(float).eps
+    picked = np.asarray(proba, dtype=float)[np.arange(len(column)), column]
+    return float(-np.log(np.clip(picked, eps, 1 - eps)).mean())
+
+
 def _log_loss(estimator, X, y) -> float:
-    proba, labels = class_probabilities(estimator, X, y)
-    return float(metrics.log_loss(y, proba, labels=labels))
+    return log_loss_from_proba(y, *class_probabilities(estimator, X, y))
 
 
 # name -> (loss on predictions, short description)

@@ -87,7 +87,6 @@ import warnings
 import joblib
 import numpy as np
 import pandas as pd
-from sklearn import metrics
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
 from sklearn.utils import _safe_indexing
@@ -104,6 +103,7 @@ from primo.search.objective import (
     ComplexityPenalty,
     class_probabilities,
     expected_calibration_error,
+    log_loss_from_proba,
     reference_loss,
     resolve_loss,
 )
@@ -145,15 +145,19 @@ def score_model(model, loss, X_valid, y_valid, *, chunks: bool) -> dict:
     With ``chunks`` (a single hold-out split), also the losses of :data:`HOLDOUT_CHUNKS` disjoint
     chunks of the validation rows, from which the loss's standard error is estimated.
     """
-    result = {"loss": loss(model, X_valid, y_valid), "chunk_losses": [], "log_loss": math.nan, "ece": math.nan}
-    n = len(y_valid)
-    if chunks and n >= 2 * HOLDOUT_CHUNKS:
-        result["chunk_losses"] = [loss(model, _safe_indexing(X_valid, part), y_valid[part])
-                                  for part in np.array_split(np.arange(n), HOLDOUT_CHUNKS)]
+    result = {"chunk_losses": [], "log_loss": math.nan, "ece": math.nan}
+    proba = None
     if is_classifier(model) and hasattr(model, "predict_proba"):
         proba, labels = class_probabilities(model, X_valid, y_valid)
-        result["log_loss"] = float(metrics.log_loss(y_valid, proba, labels=labels))
+        result["log_loss"] = log_loss_from_proba(y_valid, proba, labels)
         result["ece"] = expected_calibration_error(y_valid, proba, labels)
+    reuse = proba is not None and loss.name == "log_loss"  # the loss is the log loss just computed
+    result["loss"] = result["log_loss"] if reuse else loss(model, X_valid, y_valid)
+    n = len(y_valid)
+    if chunks and n >= 2 * HOLDOUT_CHUNKS:
+        result["chunk_losses"] = [log_loss_from_proba(y_valid[part], proba[part], labels) if reuse
+                                  else loss(model, _safe_indexing(X_valid, part), y_valid[part])
+                                  for part in np.array_split(np.arange(n), HOLDOUT_CHUNKS)]
     return result
 
 

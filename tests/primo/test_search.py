@@ -2,10 +2,12 @@
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.metrics import log_loss
 from skopt.space import Integer, Real
 
 from primo import PrAMRegressor, PrDTClassifier, PrDTRegressor
 from primo.search import BayesianSearch, ComplexityPenalty, GridSearch, RandomSearch, resolve_loss, wmape
+from primo.search.objective import log_loss_from_proba
 from tests.primo.helpers import clara_ms, linnos_reads
 
 
@@ -354,3 +356,16 @@ def test_cross_fitted_trials_are_their_own_refit(data_dir, monkeypatch):
     sampled = RandomSearch(estimator, n_trials=6, cv=3, cross_fit=True, search_sample_size=0.5, random_state=0,
                            refit=False, progress=False).fit(X, y)
     assert sampled._cross_fitted_model(dict(chosen["params"])) is None
+
+
+@pytest.mark.parametrize("labels", [[2, 0, 1], ["Paris", "Lyon", "Nice"], [False, True]], ids=["int", "str", "bool"])
+def test_fast_log_loss_equals_scikit_learns(labels):
+    rng = np.random.default_rng(0)
+    labels = np.array(labels, dtype=object if isinstance(labels[0], str) else None)
+    proba = rng.dirichlet(np.ones(len(labels)), size=300)
+    proba[:3] = 0.0
+    proba[:3, 0] = 1.0  # certain, and wrong for some rows: the clipping decides the loss
+    y = labels[rng.integers(0, len(labels), 300)]
+    order = np.argsort(labels)
+    expected = log_loss(y, proba[:, order], labels=labels[order])
+    assert log_loss_from_proba(y, proba, labels) == pytest.approx(expected, rel=1e-12)
