@@ -201,7 +201,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         self.best_family_ = chosen
         self.best_estimator_ = self.candidates_[chosen]
         for search in self.searches_.values():
-            search._cross_fitted = {}  # every finalist is refit (or taken from it): free the other trials' models
+            search.release_trial_models()  # every finalist is refit or taken from them
         self.best_estimator_.metadata_["selection"] = report.drop(columns="params").to_dict(orient="records")
         if hasattr(self.best_estimator_, "classes_"):
             self.classes_ = self.best_estimator_.classes_

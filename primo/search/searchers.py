@@ -332,6 +332,10 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         model.fit(X, y, **({} if sample_weight is None else {"sample_weight": sample_weight}))
         return model
 
+    def release_trial_models(self) -> None:
+        """Free the cross-fitted trials' models once the kept one has been taken (they only hold memory)."""
+        self._cross_fitted = {}
+
     def _cross_fitted_model(self, params) -> object | None:
         """The trial's cross-fitted model, when it has one fitted on every row (its post-fit variant included)."""
         fitted = getattr(self, "_cross_fitted", None)
@@ -399,7 +403,7 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
             if hasattr(model, "metadata_"):
                 model.metadata_["search"] = self.history()
             self.best_estimator_ = model
-            self._cross_fitted = {}  # the kept one is best_estimator_; the others would only hold memory
+            self.release_trial_models()  # the kept one is best_estimator_
         self.warnings_ = dict(self._warnings)
         if self._warnings:
             message, count = self._warnings.most_common(1)[0]
