@@ -107,6 +107,10 @@ class ValidationLoss:
         return float(self.function(estimator, X, y))
 
 
+#: The classifiers' default loss; a search that already holds the probabilities computes it from them.
+LOG_LOSS = ValidationLoss("log_loss", _log_loss)
+
+
 def resolve_loss(scoring, estimator) -> ValidationLoss:
     """Turn ``scoring`` into a :class:`ValidationLoss`.
 
@@ -129,7 +133,7 @@ def resolve_loss(scoring, estimator) -> ValidationLoss:
     if scoring is None:
         scoring = "log_loss" if is_classifier(estimator) else "mae"
     if scoring == "log_loss":
-        return ValidationLoss("log_loss", _log_loss)
+        return LOG_LOSS
     if callable(scoring):
         name = getattr(scoring, "__name__", "custom")
         return ValidationLoss(name, lambda est, X, y: scoring(y, est.predict(X)))

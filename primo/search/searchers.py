@@ -100,6 +100,7 @@ from primo.models.pram import fold_bags
 from primo.parallel import effective_n_jobs
 from primo.search.choice import ONE_STANDARD_ERROR_RULE, choose_trial, pareto_front
 from primo.search.objective import (
+    LOG_LOSS,
     ComplexityPenalty,
     class_probabilities,
     expected_calibration_error,
@@ -151,7 +152,7 @@ def score_model(model, loss, X_valid, y_valid, *, chunks: bool) -> dict:
         proba, labels = class_probabilities(model, X_valid, y_valid)
         result["log_loss"] = log_loss_from_proba(y_valid, proba, labels)
         result["ece"] = expected_calibration_error(y_valid, proba, labels)
-    reuse = proba is not None and loss.name == "log_loss"  # the loss is the log loss just computed
+    reuse = proba is not None and loss == LOG_LOSS  # the loss is the log loss just computed
     result["loss"] = result["log_loss"] if reuse else loss(model, X_valid, y_valid)
     n = len(y_valid)
     if chunks and n >= 2 * HOLDOUT_CHUNKS:

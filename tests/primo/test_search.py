@@ -369,3 +369,17 @@ def test_fast_log_loss_equals_scikit_learns(labels):
     order = np.argsort(labels)
     expected = log_loss(y, proba[:, order], labels=labels[order])
     assert log_loss_from_proba(y, proba, labels) == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_custom_loss_named_log_loss_is_not_replaced_by_the_probability_log_loss(data_dir):
+    from primo.search.searchers import score_model
+
+    X, y = linnos_reads(data_dir, n=400)
+    model = PrDTClassifier(max_depth=3, random_state=0).fit(X, y)
+
+    def log_loss(y_true, y_pred):  # a user's own function, on hard predictions, that happens to share the name
+        return float(np.mean(np.asarray(y_true) != np.asarray(y_pred)))
+
+    result = score_model(model, resolve_loss(log_loss, model), X, np.asarray(y), chunks=False)
+    assert result["loss"] == pytest.approx(log_loss(y, model.predict(X)))
+    assert result["loss"] != pytest.approx(result["log_loss"])
