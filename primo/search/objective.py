@@ -121,8 +121,9 @@ def resolve_loss(scoring, estimator) -> ValidationLoss:
         can be trusted; accuracy alone picks over-confident models on small validation sets),
         ``"mae"`` for regressors. A name among
         ``log_loss, error, 1-f1 (f1), mae, rmse, mape, wmape, 1-r2 (r2)``; any scikit-learn scorer name
-        (``"roc_auc"``, ``"neg_log_loss"``…, negated so lower is better); or a callable
-        ``loss(y_true, y_pred) -> float`` (lower is better).
+        (``"roc_auc"``, ``"neg_log_loss"``…, negated so lower is better); a callable
+        ``loss(y_true, y_pred) -> float`` (lower is better); or a :class:`ValidationLoss`, taken as it
+        is (a loss that needs the rows, e.g. one that adds back an input the model corrects).
 
     Example
     -------
@@ -132,6 +133,8 @@ def resolve_loss(scoring, estimator) -> ValidationLoss:
     """
     if scoring is None:
         scoring = "log_loss" if is_classifier(estimator) else "mae"
+    if isinstance(scoring, ValidationLoss):
+        return scoring
     if scoring == "log_loss":
         return LOG_LOSS
     if callable(scoring):

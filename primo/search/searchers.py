@@ -808,6 +808,11 @@ class BayesianSearch(_SequentialSearch):
     surrogate : {"GP", "ET", "RF", "GBRT"}
         scikit-optimize's model of the objective: a Gaussian process (default), or extra trees,
         a random forest or gradient-boosted trees (SMAC-style: they do not extrapolate to the edges).
+    initial_point_generator : str
+        How scikit-optimize draws the initial points: ``"random"`` (default), or a space-filling
+        design (``"lhs"``, ``"sobol"``, ``"halton"``, ``"hammersly"``).
+    acq_optimizer : {"auto", "sampling", "lbfgs"}
+        How the acquisition function is maximized (scikit-optimize's ``acq_optimizer``).
 
     The GP models log(S / trivial loss + :data:`LOG_FLOOR`) rather than S whenever the trivial
     predictor's loss is positive (every named loss): expected improvement asks for an improvement
@@ -819,11 +824,14 @@ class BayesianSearch(_SequentialSearch):
 
     method = "bayesian"
 
-    def __init__(self, estimator, *, n_initial_points=None, acq_func="EI", surrogate="GP", **kwargs):
+    def __init__(self, estimator, *, n_initial_points=None, acq_func="EI", surrogate="GP",
+                 initial_point_generator="random", acq_optimizer="auto", **kwargs):
         super().__init__(estimator, **kwargs)
         self.n_initial_points = n_initial_points
         self.acq_func = acq_func
         self.surrogate = surrogate
+        self.initial_point_generator = initial_point_generator
+        self.acq_optimizer = acq_optimizer
 
     def _start(self, dimensions, rng, prior_points, prior_scores):
         n_trials = int(self.n_trials)
@@ -836,6 +844,7 @@ class BayesianSearch(_SequentialSearch):
         # a handful of dimensions is found as well, at a fraction of the per-trial overhead.
         self._optimizer = Optimizer(
             dimensions, base_estimator=self.surrogate, acq_func=self.acq_func, n_initial_points=n_initial,
+            initial_point_generator=self.initial_point_generator, acq_optimizer=self.acq_optimizer,
             acq_optimizer_kwargs={"n_points": 2000, "n_restarts_optimizer": 2}, random_state=rng,
         )
         reference = getattr(self, "reference_loss_", math.nan)  # set by fit before the trials run

@@ -7,6 +7,7 @@ from skopt.space import Integer, Real
 
 from primo import PrAMRegressor, PrDTClassifier, PrDTRegressor
 from primo.search import BayesianSearch, ComplexityPenalty, GridSearch, RandomSearch, resolve_loss, wmape
+from primo.search.objective import ValidationLoss
 from primo.search.objective import log_loss_from_proba
 from tests.primo.helpers import clara_ms, linnos_reads
 
@@ -234,6 +235,28 @@ def test_bayesian_search_models_the_log_of_the_relative_loss(data_dir):
                          evaluate_estimator=False, refit=False, random_state=0).fit(X, y)
     assert raw.reference_loss_ < 0
     assert np.allclose(raw._optimizer.yi, raw.trials_["score"].to_numpy())
+
+
+def test_bayesian_search_passes_its_start_and_proposal_options_to_scikit_optimize(data_dir):
+    X, y, _, _ = clara_ms(data_dir)
+    space = {"ccp_alpha": Real(1e-4, 1.0, prior="log-uniform")}
+    search = BayesianSearch(PrDTRegressor(random_state=0), space=space, n_trials=6, n_initial_points=3,
+                            initial_point_generator="lhs", acq_optimizer="sampling", evaluate_estimator=False,
+                            refit=False, random_state=0).fit(X, y)
+    assert search._optimizer.acq_optimizer == "sampling"
+    # a Latin hypercube puts one of the three initial points in each third of the (log) range
+    first = np.log10(search.trials_["ccp_alpha"].to_numpy()[:3])
+    assert sorted(np.floor((first + 4) / (4 / 3)).astype(int)) == [0, 1, 2]
+
+
+def test_a_validation_loss_is_taken_as_it_is(data_dir):
+    """A ValidationLoss sees the rows, e.g. to add back an input the model corrects before scoring."""
+    X, y, _, _ = clara_ms(data_dir)
+    seen = []
+    custom = ValidationLoss("rows-seen", lambda est, X_valid, y_valid: seen.append(len(X_valid)) or 1.0)
+    model = PrDTRegressor(random_state=0, max_depth=2).fit(X, y)
+    assert resolve_loss(custom, model) is custom
+    assert resolve_loss(custom, model)(model, X[:7], y[:7]) == 1.0 and seen == [7]
 
 
 def test_a_class_missing_from_a_training_fold_costs_a_confident_miss_not_a_crash():
