@@ -1,7 +1,7 @@
 """Automatic model selection: the simplest model, of either family, within noise of the best.
 
 A developer states what the system needs — prediction latency, a minimum score or maximum loss,
-a complexity budget — and Primo searches PrDT (its exact pruning path, :class:`~primo.search.PruningSearch`)
+a complexity or size budget — and Primo searches PrDT (its exact pruning path, :class:`~primo.search.PruningSearch`)
 and PrAM (:class:`~primo.search.BayesianSearch` over one-bag configurations, ~10× cheaper to fit,
 raced over folds: each scored on 2 of the 5 folds, the best few on all 5), on the same validation
 splits, with each family's default configuration among the trials (and the PrAM search's
@@ -84,6 +84,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         min_score=None,
         max_loss=None,
         max_complexity=None,
+        max_size=None,
         lam=0.0,
         gamma=1.0,
         n_trials=10,
@@ -102,6 +103,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         self.min_score = min_score
         self.max_loss = max_loss
         self.max_complexity = max_complexity
+        self.max_size = max_size
         self.lam = lam
         self.gamma = gamma
         self.n_trials = n_trials
@@ -221,6 +223,8 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
             ok &= pool["loss"].map(lambda v: score_from_loss(scoring, v)) >= self.min_score
         if self.max_complexity is not None:
             ok &= pool["complexity"] <= self.max_complexity
+        if self.max_size is not None:
+            ok &= pool["size"] <= self.max_size
         return ok
 
     def _refit(self, family, trial, X, y, sample_weight):
@@ -260,6 +264,9 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         if self.max_complexity is not None and complexity > self.max_complexity:
             failures.append(f"complexity {complexity:g} exceeds max_complexity {self.max_complexity:g} "
                             f"by {complexity - self.max_complexity:g}")
+        size = float(model.size_)
+        if self.max_size is not None and size > self.max_size:
+            failures.append(f"size {size:g} exceeds max_size {self.max_size:g} by {size - self.max_size:g}")
         if self.max_latency_us is not None and latency > self.max_latency_us:
             failures.append(f"measured latency {latency:.1f} µs exceeds max_latency_us {self.max_latency_us:g} "
                             f"by {latency - self.max_latency_us:.1f} µs")
@@ -273,7 +280,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
             "loss_se": float(trial["loss_se"]),
             "relative_loss": float(trial["relative_loss"]),
             "score": float(trial["score"]),
-            "size": float(model.size_),
+            "size": size,
             "complexity": float(model.complexity_),
             "log_loss": float(trial["log_loss"]),
             "ece": float(trial["ece"]),
@@ -319,6 +326,8 @@ class PrimoClassifier(ClassifierMixin, _PrimoAutoBase):
     min_score : float, optional — minimum validation score (accuracy, F1, R² or a scorer).
     max_loss : float, optional — maximum validation loss (e.g. MAE).
     max_complexity : float, optional — limit on the paper's C (leaves × depth, or (1 + pairs) × bins).
+    max_size : float, optional — limit on the readable size ``size_`` (leaves of a PrDT, constant pieces
+        of a PrAM's shape functions; PrAM's simplification path offers smaller variants of its best trial).
     lam, gamma : the complexity penalty of the paper's objective S = P + λ·C^γ (default: none).
     n_trials : PrAM trials (PrDT scores every subtree of its pruning path). Default 10: on the
         development tables 10 trials tested better than 20 on 3 of 4 and ran 1.5-2x faster (more

@@ -54,6 +54,8 @@ def register(subparsers) -> None:
     parser.add_argument("--max-latency-us", type=float, default=None, help="auto: single-row latency limit")
     parser.add_argument("--min-score", type=float, default=None, help="auto: minimum validation score")
     parser.add_argument("--max-complexity", type=float, default=None, help="auto: complexity limit")
+    parser.add_argument("--max-size", type=float, default=None,
+                        help="auto: limit on the readable size (PrDT leaves, PrAM shape-function pieces)")
     parser.add_argument("--jobs", type=int, default=None,
                         help="parallel trials per batch (default: 1, or every worker of --cluster)")
     parser.add_argument("--cluster", metavar="ADDRESS", default=None,
@@ -103,7 +105,7 @@ def _fit(args) -> int:
     if args.model == "auto":
         cls = primo.PrimoClassifier if task == "classification" else primo.PrimoRegressor
         model = cls(n_trials=max(args.trials, 1), max_latency_us=args.max_latency_us, min_score=args.min_score,
-                    max_complexity=args.max_complexity, time_budget_s=args.time_budget,
+                    max_complexity=args.max_complexity, max_size=args.max_size, time_budget_s=args.time_budget,
                     **{**common, "n_jobs": -1 if args.jobs is None else args.jobs}).fit(X, y)
         print(model.selection_report_.drop(columns="params").to_string(index=False))
         chosen = model.best_estimator_

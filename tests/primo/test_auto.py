@@ -21,6 +21,21 @@ def test_selects_a_model_meeting_the_complexity_budget(data_dir):
     assert auto.best_estimator_.metadata_["selection"]
 
 
+def test_max_size_keeps_a_model_a_person_can_read(data_dir):
+    X, y, _, _ = clara_ms(data_dir)
+    free = PrimoRegressor(n_trials=3, family_params=FAST, random_state=0).fit(X, y)
+    limit = free.best_estimator_.size_ // 4
+    capped = PrimoRegressor(n_trials=3, max_size=limit, family_params=FAST, random_state=0).fit(X, y)
+    report = capped.selection_report_
+    assert capped.best_estimator_.size_ <= limit
+    assert report.loc[report["selected"], "size"].item() <= limit
+    # what was given up is visible: the capped model validates no better than the free one
+    assert report.loc[report["selected"], "score"].item() >= free.selection_report_.loc[
+        free.selection_report_["selected"], "score"].item() - 1e-12
+    with pytest.raises(RequirementsNotMetError, match="max_size 0.5 by"):
+        PrimoRegressor(n_trials=2, max_size=0.5, family_params=FAST, random_state=0).fit(X, y)
+
+
 def test_impossible_requirements_say_which_and_by_how_much(data_dir):
     X, y, _, _ = clara_ms(data_dir)
     with pytest.raises(RequirementsNotMetError) as excinfo:
