@@ -1,7 +1,7 @@
 """Which inputs the Workload Estimate Model reads, chosen without looking at the held-out month.
 
-``python -m adapters.scheduler.feature_study [--jobs LOG ...] [--variants ...] [--data-dir DIR]
-[--out reports/scheduler/feature_study.json]``
+``python -m adapters.scheduler.feature_study [--jobs LOG ...] [--variants ...] [--selection rank|mae ...]
+[--data-dir DIR] [--out reports/scheduler/feature_study.json]``
 
 Every log's last calendar month is the case study's test period (:mod:`adapters.scheduler.casestudy`).
 Here that month is dropped and the month before it becomes the test: the study of the case study is
@@ -17,7 +17,10 @@ the held-out jobs. Input sets (every contender, Primo and LightGBM, reads the sa
   scaled by it.
 
 Per log and set: Spearman of the Primo model, its QSSF merge, the rolling estimate and LightGBM on the
-validation month, mean |log1p error|, and the model chosen. Results are written after every log.
+validation month, mean |log1p error|, and the model chosen. ``--selection`` says what the Primo model is
+chosen on (:data:`adapters.scheduler.primo_models.DURATION_SELECTIONS`: validated rank correlation, the
+case study's, or mean |log1p error|, the rule before; rows written before the option existed were chosen
+on the latter). Results are written after every log.
 """
 from __future__ import annotations
 
@@ -57,7 +60,13 @@ def validation_log(jobs):
     return earlier
 
 
-def evaluate_variant(jobs, variant: str, settings: casestudy.Settings = casestudy.FULL) -> dict:
+def selection_of(row: dict) -> str:
+    """What a row's Primo model was chosen on (rows written before ``--selection`` existed: ``"mae"``)."""
+    return row.get("selection", "mae")
+
+
+def evaluate_variant(jobs, variant: str, settings: casestudy.Settings = casestudy.FULL,
+                     selection: str = "rank") -> dict:
     """One input set on a log whose last month is the test (pass :func:`validation_log` of a log).
 
     Example
@@ -69,13 +78,14 @@ def evaluate_variant(jobs, variant: str, settings: casestudy.Settings = casestud
     predictions: dict = {}
     workload.evaluate_workload_models(data, models=("lightgbm",), include_ebm=False,
                                       random_state=settings.budget.random_state, predictions=predictions)
-    model, _, _ = primo_models.fit_duration_model(data, settings.duration_trials, settings.budget)
+    model, _, _ = primo_models.fit_duration_model(data, settings.duration_trials, settings.budget,
+                                                  selection=selection)
     y_log = np.log1p(data.y_train)
     primo = primo_models.predict_duration(model, data.X_test, (float(y_log.min()), float(y_log.max())))
     y = data.y_test.to_numpy()
     estimates = {"primo": primo, "qssf_primo": 0.5 * data.rolling_test + 0.5 * primo,
                  "rolling": data.rolling_test, "lightgbm": predictions["lightgbm"]}
-    return {"trace": jobs.attrs["source"], "variant": variant, "requested": list(columns),
+    return {"trace": jobs.attrs["source"], "variant": variant, "selection": selection, "requested": list(columns),
             "validation_start": str(last_month_start(jobs)), "n_train": len(data.y_train), "n_test": len(y),
             "spearman": {name: float(spearmanr(y, e).statistic) for name, e in estimates.items()},
             "abs_log_error": {name: float(np.mean(np.abs(np.log1p(e) - np.log1p(y)))) for name, e in estimates.items()},
@@ -86,21 +96,23 @@ EQUIVALENT_WITHOUT_REQUESTS = {"requested": "helios", "both": "typical", "by_use
 """On a log that records no request, these sets read the same inputs as another one."""
 
 
-def summarize(rows: list[dict]) -> list[dict]:
-    """Per input set, over the logs: on how many the better Primo variant's Spearman is ≥ both the rolling
+def summarize(rows: list[dict], selection: str = "rank") -> list[dict]:
+    """Per input set, over the logs (rows whose Primo model was chosen on ``selection`` only): on how many the
+    better Primo variant's Spearman is ≥ both the rolling
     estimate's and LightGBM's, and the mean of that margin (better Primo − the better reference). A set a log
     cannot take (requests on a log without any) counts with the set it equals there; a set not run on a log
     that could take it is left out there.
 
     Example
     -------
-    >>> row = {"trace": "a", "variant": "helios", "requested": [],
+    >>> row = {"trace": "a", "variant": "helios", "selection": "rank", "requested": [],
     ...        "spearman": {"primo": .6, "qssf_primo": .5, "rolling": .5, "lightgbm": .55}}
     >>> summarize([row])[0]["logs_met"], round(summarize([row])[0]["mean_margin"], 3)
     (1, 0.05)
     """
-    by_log: dict[str, dict[str, dict]] = {}
     with_requests = {row["trace"] for row in rows if row["requested"]}
+    rows = [row for row in rows if selection_of(row) == selection]
+    by_log: dict[str, dict[str, dict]] = {}
     for row in rows:
         by_log.setdefault(row["trace"], {})[row["variant"]] = row["spearman"]
     out = []
@@ -119,10 +131,10 @@ def summarize(rows: list[dict]) -> list[dict]:
 
 
 def run(paths, variants=tuple(VARIANTS), out="reports/scheduler/feature_study.json",
-        settings: casestudy.Settings = casestudy.FULL) -> list[dict]:
-    """Every input set on every log (sets that add nothing to a log, e.g. ``requested`` on a log without
-    requests, are skipped); ``out`` is rewritten after every log, keeping the rows it holds of other logs
-    and input sets (so logs and sets can be studied one run at a time).
+        settings: casestudy.Settings = casestudy.FULL, selections=("rank",)) -> list[dict]:
+    """Every input set on every log, once per ``selections`` entry (sets that add nothing to a log, e.g.
+    ``requested`` on a log without requests, are skipped); ``out`` is rewritten after every log, keeping the
+    rows it holds of other logs, input sets and selections (so they can be studied one run at a time).
 
     Example
     -------
@@ -131,19 +143,24 @@ def run(paths, variants=tuple(VARIANTS), out="reports/scheduler/feature_study.js
     unknown = sorted(set(variants) - set(VARIANTS))
     if unknown:
         raise ValueError(f"unknown input sets {unknown}; choose from {list(VARIANTS)}")
+    unknown = sorted(set(selections) - set(primo_models.DURATION_SELECTIONS))
+    if unknown:
+        raise ValueError(f"unknown selections {unknown}; choose from {list(primo_models.DURATION_SELECTIONS)}")
     rows: list[dict] = []
     kept = json.loads(Path(out).read_text())["rows"] if Path(out).is_file() else []
     for path in paths:
         jobs = validation_log(casestudy.load_log(path))
-        kept = [row for row in kept if (row["trace"], row["variant"]) not in
-                {(jobs.attrs["source"], variant) for variant in variants}]
+        kept = [row for row in kept if (row["trace"], row["variant"], selection_of(row)) not in
+                {(jobs.attrs["source"], variant, selection) for variant in variants for selection in selections}]
         has_requests = bool(submit_time_columns(jobs))
         for variant in variants:
             if VARIANTS[variant][0] and not has_requests:  # the same inputs as a set without requests
                 continue
-            row = evaluate_variant(jobs, variant, settings)
-            rows.append(row)
-            logger.info("%s %s: %s", row["trace"], variant, {k: round(v, 3) for k, v in row["spearman"].items()})
+            for selection in selections:
+                row = evaluate_variant(jobs, variant, settings, selection)
+                rows.append(row)
+                logger.info("%s %s (%s): %s", row["trace"], variant, selection,
+                            {k: round(v, 3) for k, v in row["spearman"].items()})
         result = {"protocol": "the month before each log's held-out month is the test; training as in the case study",
                   "settings": {"max_train_jobs": settings.max_train_jobs, "duration_trials": settings.duration_trials},
                   "rows": kept + rows}
@@ -158,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", nargs="+", default=None, metavar="LOG",
                         help="job logs (default: every job log in <data-dir>/scheduler/jobs)")
     parser.add_argument("--variants", nargs="+", choices=tuple(VARIANTS), default=tuple(VARIANTS))
+    parser.add_argument("--selection", nargs="+", choices=primo_models.DURATION_SELECTIONS, default=("rank",),
+                        help="what the Primo model is chosen on (default: rank correlation)")
     parser.add_argument("--data-dir", default=None, help="shared data directory (default: $PRIMO_DATA_DIR or ../shared/data)")
     parser.add_argument("--out", default="reports/scheduler/feature_study.json")
     args = parser.parse_args(argv)
@@ -165,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("interpret").setLevel(logging.WARNING)
     warnings.filterwarnings("ignore", message="Missing values detected")
     paths = args.jobs or casestudy.find_job_logs(resolve_data_dir(args.data_dir))
-    run(paths, args.variants, args.out)
+    run(paths, args.variants, args.out, selections=args.selection)
     return 0
 
 

@@ -81,10 +81,11 @@ def test_readme_renders_tables_and_extra_outputs(tmp_path):
     # within noise, holds), and two Lucid claims at load 0.8
     assert text.count("| holds |") == 4 + 2 + 2 and text.count("| does not hold |") == 1
     assert "`qssf_primo` (the better Primo variant on this log) ranks test jobs" in text
-    assert "| log_a | both | 2000-05 | 40 | PrAMRegressor | 12.000 | 0.700 | 0.600 | 0.650 | 0.690 | yes |" in text
-    assert "| both | 1 | 1 | 0.010 | 0.010 |" in text  # per input set: logs, met, mean and min margin
+    # a row written before the selection was recorded was chosen on |log error|
+    assert "| log_a | both | mae | 2000-05 | 40 | PrAMRegressor | 12.000 | 0.700 | 0.600 | 0.650 | 0.690 | yes |" in text
+    assert "| both | mae | 1 | 1 | 0.010 | 0.010 |" in text  # per input set: logs, met, mean and min margin
     assert f"The case study reads `{casestudy.WORKLOAD_INPUTS}`; by the rule (most logs met, then the larger mean " \
-           "margin, over sets run on every log) the best set is `both`." in text
+           "margin, over sets run on every log, `mae` selection) the best set is `both`." in text
     assert "2048 2.5" in text and "| best | 0.750 | 2.500 |" in text
 
 
@@ -93,8 +94,10 @@ def test_what_moved_compares_with_the_previous_report_and_flags_large_models():
              (("primo", 0.63), ("qssf_primo", 0.59), ("rolling", 0.514), ("lightgbm", 0.75))]
     study = {"trace": "SDSC-BLUE-2000-4.2-cln", "model_family": "PrAMRegressor", "model_size": 5000.0, "table": table}
     text = "\n".join(casestudy._moved_since_previous({"workload_study": [study]}))
-    # before: 0.514 / 0.514 / 0.514 / 0.609 (the previous report); LightGBM gained 0.141, Primo 0.116
-    assert "| SDSC-BLUE-2000-4.2-cln | 0.514 | 0.630 | 0.514 | 0.590 | 0.514 | 0.514 | 0.609 | 0.750 |" in text
-    assert "than the Primo model: SDSC-BLUE-2000-4.2-cln." in text
+    # before: 0.521 / 0.569 / 0.514 / 0.713, a 78-leaf PrDT (the previous report)
+    assert ("| SDSC-BLUE-2000-4.2-cln | 0.521 | 0.630 | 0.569 | 0.590 | 0.514 | 0.514 | 0.713 | 0.750 | "
+            "PrDTRegressor (78) | PrAMRegressor (5000) |") in text
+    assert "previous report's on the held-out month: SDSC-BLUE-2000-4.2-cln." in text
+    assert "than both Primo variants on: SDSC-BLUE-2000-4.2-cln." in text
     assert "SDSC-BLUE-2000-4.2-cln (5,000)" in text
     assert casestudy._moved_since_previous({"workload_study": [dict(study, trace="other")]}) == []

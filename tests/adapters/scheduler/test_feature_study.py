@@ -36,6 +36,7 @@ def test_inputs_are_compared_on_the_month_before_the_held_out_one(tmp_path):
     rows += feature_study.run([without], variants=("requested", "typical"), out=out, settings=TINY)
     assert [(r["trace"], r["variant"]) for r in rows] == [("requests", "helios"), ("requests", "both"),
                                                           ("plain", "typical")]
+    assert {r["selection"] for r in rows} == {"rank"}  # chosen on rank correlation, as the case study does
     log = casestudy.load_log(with_requests)
     held_out = casestudy.last_month_start(log)
     for row in rows[:2]:
@@ -47,5 +48,14 @@ def test_inputs_are_compared_on_the_month_before_the_held_out_one(tmp_path):
     feature_study.run([with_requests], variants=("helios",), out=out, settings=TINY)  # one set rerun
     assert sorted((r["trace"], r["variant"]) for r in json.loads(out.read_text())["rows"]) == [
         ("plain", "typical"), ("requests", "both"), ("requests", "helios")]
+    # the rule before (|log error|) beside it: both selections' rows are kept, each summarized on its own
+    feature_study.run([with_requests], variants=("helios",), out=out, settings=TINY, selections=("mae",))
+    kept = json.loads(out.read_text())["rows"]
+    assert sorted((r["trace"], r["variant"], r["selection"]) for r in kept) == [
+        ("plain", "typical", "rank"), ("requests", "both", "rank"), ("requests", "helios", "mae"),
+        ("requests", "helios", "rank")]
+    assert [s["inputs"] for s in feature_study.summarize(kept, "mae")] == ["helios"]
     with pytest.raises(ValueError, match="unknown input sets"):
         feature_study.run([without], variants=("everything",), out=out, settings=TINY)
+    with pytest.raises(ValueError, match="unknown selections"):
+        feature_study.run([without], variants=("typical",), out=out, settings=TINY, selections=("r2",))
