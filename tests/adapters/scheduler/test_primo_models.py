@@ -34,6 +34,26 @@ def test_workload_model_is_searched_and_monotone_in_gpu_num(nasa_data):
     assert metrics["r2_log"] > 0.0  # a searched model beats the constant on log durations
 
 
+def test_duration_model_is_chosen_on_how_well_it_orders_validation_jobs(nasa_data):
+    from scipy.stats import spearmanr
+
+    model, selection, _ = primo_models.fit_duration_model(nasa_data, n_trials=2, budget=TINY)
+    valid = primo_models.time_validation_split(len(nasa_data.y_train))
+    (_, rows), = list(valid.split())
+    X_valid = nasa_data.X_train.iloc[rows]
+    chosen = next(row for row in selection if row["selected"])
+    # the selection report's loss is 1 - Spearman of the durations it estimates (rolling estimate added back)
+    estimate = primo_models.predict_duration(model, X_valid)
+    assert chosen["loss"] == pytest.approx(1 - spearmanr(nasa_data.y_train.iloc[rows], estimate).statistic, abs=0.05)
+    assert 0.0 <= chosen["loss"] < 1.0  # better than ordering nothing
+    ranking = primo_models.ranking_loss()
+    # constant estimates, or rows without the offset column (the trivial predictor's stand-in), order nothing
+    assert ranking(type("Flat", (), {"predict": lambda self, X: np.zeros(len(X))})(),
+                   np.zeros((5, 1)), np.arange(5.0)) == 1.0
+    with pytest.raises(ValueError, match="selection"):
+        primo_models.fit_duration_model(nasa_data, n_trials=2, budget=TINY, selection="r2")
+
+
 def test_packing_nested_cv_reports_protocols(data_dir):
     result = primo_models.evaluate_packing(data_dir, TINY)
     table = result["table"].set_index("protocol")
