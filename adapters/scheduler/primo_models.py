@@ -203,13 +203,18 @@ def ranking_loss(offset: str | None = OFFSET_FEATURE) -> ValidationLoss:
     return ValidationLoss("1-spearman", loss)
 
 
+READABLE_SIZE = 1000
+"""Pieces (leaves, or constant pieces of the shape functions) beyond which a duration model is not one a person
+reads: a judgment, stated in the README; :func:`fit_duration_model` keeps no larger model."""
+
 DURATION_SELECTIONS = ("rank", "mae")
 """What the duration model is chosen on: validated rank correlation (:func:`ranking_loss`, the default) or mean
 |log1p error| (the rule before 2026-11-24, kept for the feature study's comparison)."""
 
 
 def fit_duration_model(data: workload.WorkloadData, n_trials: int = 20, budget: Budget = Budget(),
-                       offset: str | None = OFFSET_FEATURE, selection: str = "rank"):
+                       offset: str | None = OFFSET_FEATURE, selection: str = "rank",
+                       max_size: float | None = READABLE_SIZE):
     """The Workload Estimate Model with Primo's defaults: :class:`primo.PrimoRegressor` on log1p(duration).
 
     With ``offset`` (default: the rolling estimate) the model learns the *correction* to that input,
@@ -217,8 +222,10 @@ def fit_duration_model(data: workload.WorkloadData, n_trials: int = 20, budget: 
     corrections to Helios' estimate. PrDT and PrAM are searched on the same time-ordered validation
     split (the latest 20% of the training jobs) and the smallest model within noise of the best
     validated rank correlation (:func:`ranking_loss`; ``selection="mae"``: mean |log1p error|) is
-    kept: the default, scale-free complexity control, no λ. So when no correction orders the validation jobs better beyond noise, the model is
-    a single leaf (the rolling estimate's order). Ids are whatever :func:`workload.workload_dataset`
+    kept, among the models of at most ``max_size`` pieces (:data:`READABLE_SIZE`; the case study's
+    target asks for a model a person can read): the default, scale-free complexity control, no λ. So
+    when no correction orders the validation jobs better beyond noise, the model is a single leaf (the
+    rolling estimate's order). Ids are whatever :func:`workload.workload_dataset`
     made them (categorical with ``id_encoding="categorical"``). PrAM boosting is bounded by ``budget``
     (``max_rounds``, ``outer_bags``) and runs on one thread. The offset is recorded in
     ``model.metadata_["offset_feature"]``; :func:`predict_duration` and
@@ -241,7 +248,7 @@ def fit_duration_model(data: workload.WorkloadData, n_trials: int = 20, budget: 
         y_log = y_log - data.X_train[offset].to_numpy(dtype=float)
     # one thread everywhere: the machine is shared (PrAM's bags would otherwise take every core)
     pram = {"n_jobs": 1, "max_rounds": budget.max_rounds, "outer_bags": budget.outer_bags}
-    auto = PrimoRegressor(cv=time_validation_split(len(y_log)), n_trials=n_trials, n_jobs=1,
+    auto = PrimoRegressor(cv=time_validation_split(len(y_log)), n_trials=n_trials, n_jobs=1, max_size=max_size,
                           scoring=ranking_loss(offset) if selection == "rank" else "mae", family_params={"pram": pram},
                           random_state=budget.random_state, progress=False).fit(data.X_train, y_log)
     selection = auto.selection_report_.drop(columns="params").to_dict(orient="records")

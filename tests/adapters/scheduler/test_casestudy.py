@@ -89,7 +89,7 @@ def test_readme_renders_tables_and_extra_outputs(tmp_path):
     assert "2048 2.5" in text and "| best | 0.750 | 2.500 |" in text
 
 
-def test_what_moved_compares_with_the_previous_report_and_flags_large_models():
+def test_what_moved_compares_with_the_previous_report():
     table = [{"model": m, "spearman": v} for m, v in
              (("primo", 0.63), ("qssf_primo", 0.59), ("rolling", 0.514), ("lightgbm", 0.75))]
     study = {"trace": "SDSC-BLUE-2000-4.2-cln", "model_family": "PrAMRegressor", "model_size": 5000.0, "table": table}
@@ -97,7 +97,7 @@ def test_what_moved_compares_with_the_previous_report_and_flags_large_models():
     # before: 0.521 / 0.569 / 0.514 / 0.713, a 78-leaf PrDT (the previous report)
     assert ("| SDSC-BLUE-2000-4.2-cln | 0.521 | 0.630 | 0.569 | 0.590 | 0.514 | 0.514 | 0.713 | 0.750 | "
             "PrDTRegressor (78) | PrAMRegressor (5000) |") in text
-    assert "previous report's on the held-out month: SDSC-BLUE-2000-4.2-cln." in text
+    assert "Spearman moved up on SDSC-BLUE-2000-4.2-cln (+0.061); down on none" in text
     assert "than both Primo variants on: SDSC-BLUE-2000-4.2-cln." in text
-    assert "SDSC-BLUE-2000-4.2-cln (5,000)" in text
+    assert "No model above 1,000 pieces is kept" in text
     assert casestudy._moved_since_previous({"workload_study": [dict(study, trace="other")]}) == []

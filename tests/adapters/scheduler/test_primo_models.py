@@ -50,6 +50,9 @@ def test_duration_model_is_chosen_on_how_well_it_orders_validation_jobs(nasa_dat
     # constant estimates, or rows without the offset column (the trivial predictor's stand-in), order nothing
     assert ranking(type("Flat", (), {"predict": lambda self, X: np.zeros(len(X))})(),
                    np.zeros((5, 1)), np.arange(5.0)) == 1.0
+    assert model.size_ <= primo_models.READABLE_SIZE  # a model a person can read
+    tiny, _, _ = primo_models.fit_duration_model(nasa_data, n_trials=2, budget=TINY, max_size=3)
+    assert tiny.size_ <= 3
     with pytest.raises(ValueError, match="selection"):
         primo_models.fit_duration_model(nasa_data, n_trials=2, budget=TINY, selection="r2")
 
