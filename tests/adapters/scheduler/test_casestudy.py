@@ -98,6 +98,7 @@ def test_what_moved_compares_with_the_previous_report():
     assert ("| SDSC-BLUE-2000-4.2-cln | 0.521 | 0.630 | 0.569 | 0.590 | 0.514 | 0.514 | 0.713 | 0.750 | "
             "PrDTRegressor (78) | PrAMRegressor (5000) |") in text
     assert "Spearman moved up on SDSC-BLUE-2000-4.2-cln (+0.061); down on none" in text
+    assert "(point estimates) on none; before on none." in text  # LightGBM above both, before and now
     assert "than both Primo variants on: SDSC-BLUE-2000-4.2-cln." in text
     assert "No model above 1,000 pieces is kept" in text
     assert casestudy._moved_since_previous({"workload_study": [dict(study, trace="other")]}) == []
