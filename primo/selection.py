@@ -29,6 +29,7 @@ Example
 from __future__ import annotations
 
 import logging
+import numbers
 import time
 import warnings
 
@@ -38,6 +39,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, Reg
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from primo.errors import InputError
 from primo.models.latency import single_row_timings_us
 from primo.models.pram import PrAMClassifier, PrAMRegressor
 from primo.models.prdt import PrDTClassifier, PrDTRegressor
@@ -152,6 +154,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         """Search every family, keep the simplest model within noise of the best that meets the limits."""
         from primo.search.choice import choose_trial, within_noise
 
+        self._check_limits()
         self._start = time.perf_counter()
         self.searches_, self.candidates_ = {}, {}
         pools = []
@@ -209,6 +212,18 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
             self.classes_ = self.best_estimator_.classes_
         self.n_features_in_ = self.best_estimator_.n_features_in_
         return self
+
+    def _check_limits(self) -> None:
+        """Before any search: each stated limit is None or a finite number (size, complexity, latency above 0)."""
+        positive = ("max_latency_us", "max_complexity", "max_size")
+        for name in ("max_latency_us", "min_score", "max_loss", "max_complexity", "max_size"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+                raise InputError(f"{name} must be a finite number or None, got {value!r}", argument=name)
+            if name in positive and value <= 0:
+                raise InputError(f"{name} must be above 0, got {value!r}", argument=name)
 
     def _meets_limits(self, pool: pd.DataFrame) -> pd.Series:
         """Trials within the stated loss, score and complexity limits (latency is measured after refit)."""

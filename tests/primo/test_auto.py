@@ -36,6 +36,17 @@ def test_max_size_keeps_a_model_a_person_can_read(data_dir):
         PrimoRegressor(n_trials=2, max_size=0.5, family_params=FAST, random_state=0).fit(X, y)
 
 
+@pytest.mark.parametrize("limits, named", [
+    ({"max_size": "40"}, "max_size"), ({"max_size": 0}, "max_size"), ({"max_latency_us": float("nan")}, "max_latency_us"),
+    ({"max_complexity": True}, "max_complexity"), ({"min_score": [0.5]}, "min_score")])
+def test_a_bad_limit_is_named_before_anything_is_searched(limits, named):
+    from primo.errors import InputError
+
+    with pytest.raises(InputError, match=named) as excinfo:
+        PrimoRegressor(**limits).fit([[0.0], [1.0], [2.0], [3.0]], [0.0, 1.0, 2.0, 3.0])
+    assert excinfo.value.argument == named
+
+
 def test_impossible_requirements_say_which_and_by_how_much(data_dir):
     X, y, _, _ = clara_ms(data_dir)
     with pytest.raises(RequirementsNotMetError) as excinfo:
