@@ -122,8 +122,7 @@ def summarize(rows: list[dict], selection: str = "rank") -> list[dict]:
             spearman = variants.get(variant if trace in with_requests else
                                     EQUIVALENT_WITHOUT_REQUESTS.get(variant, variant))
             if spearman is not None:
-                margins.append(max(spearman["primo"], spearman["qssf_primo"])
-                               - max(spearman["rolling"], spearman["lightgbm"]))
+                margins.append(casestudy.duration_margin(spearman))
         if margins:
             out.append({"inputs": variant, "logs": len(margins), "logs_met": int(sum(m >= 0 for m in margins)),
                         "mean_margin": float(np.mean(margins)), "min_margin": float(np.min(margins))})

@@ -178,7 +178,7 @@ def ranking_loss(offset: str | None = OFFSET_FEATURE) -> ValidationLoss:
     orders unseen jobs, not on its absolute error: on the validation months of the seven SWF logs,
     choosing on mean |log error| kept models that ordered jobs no better (KTH: a 12,988-piece PrAM
     against a 224-piece one chosen on ranks, Spearman 0.737 vs 0.734) or worse (RICC 0.467 vs 0.484,
-    SDSC 0.603 vs 0.621; ``reports/scheduler/README.md``). With ``offset`` the model predicts a
+    SDSC 0.603 vs 0.627; ``reports/scheduler/feature_study.json``). With ``offset`` the model predicts a
     correction and the offset column is added back before ranking. Rows without that column (the
     trivial predictor's stand-in) and constant estimates rank nothing: loss 1.
 
