@@ -7,9 +7,9 @@ a balanced binary search, and each of its leaves adds, for every term that reads
 bin's share of the term's row-major index into one concatenated score table (pairs:
 ``bin_a · n_b + bin_b``, summed over the two features' trees). One ``GatherElements`` then fetches
 every term's score and a ``ReduceSum`` adds them; the intercept comes last. Indices travel as float32 (the
-operator's output type), exact below 2^24 table entries. Each tree's root ``x <= +inf`` fails only
-for NaN, which sends missing values to bin 0 without onnxruntime's per-node NaN checks; categorical
-searches end in an equality test, so unseen values reach the unseen bin.
+operator's output type), exact below 2^24 table entries. Missing values reach bin 0 down the
+search's leftmost path (see :func:`_lookup_tree`); categorical searches end in an equality test, so
+unseen values reach the unseen bin.
 
 A PrDT is its own tree, an ONNX-ML ``TreeEnsemble`` (opset 5) on the float64 input: each float64
 threshold ``t`` becomes ``float32_threshold(t)``, the float64 test equal to scikit-learn's
@@ -328,8 +328,11 @@ def _lookup_tree(ensemble: _Ensemble, binning: Binning, below) -> tuple:
     """Subtree routing a value to ``below(bin)`` by a balanced search.
 
     Every node is ``x <= split`` (so a strict ``x < c`` is written ``x <= c⁻``, with ``c⁻`` the largest
-    float64 below ``c``). NaN fails every comparison, so the root ``x <= +inf`` sends missing values,
-    and only them, to bin 0: one predictable test, without onnxruntime's per-node NaN checks.
+    float64 below ``c``). NaN fails every comparison. A continuous search sends it left at every node
+    of its leftmost path (the node's missing-value direction: onnxruntime checks NaN at every node
+    anyway, so a flag costs nothing) to a last test ``x <= cuts[0]⁻`` that only NaN fails: missing
+    values reach bin 0 with no extra node on any other path. A categorical search (a handful of
+    values) starts with ``x <= +inf``, which only NaN fails.
     """
     f = binning.feature
     if binning.is_categorical:
@@ -347,17 +350,18 @@ def _lookup_tree(ensemble: _Ensemble, binning: Binning, below) -> tuple:
             return ensemble.node(f, values[mid], search(lo, mid), search(mid + 1, hi))
 
         present = search(0, len(values) - 1) if len(values) else below(unseen)
-    else:
-        cuts = binning.cuts
+        return ensemble.node(f, np.inf, present, below(0))
+    cuts = binning.cuts
 
-        def search(lo: int, hi: int):  # bins lo..hi; bin k holds cuts[k-2] <= x < cuts[k-1]
-            if lo == hi:
-                return below(lo)
-            mid = (lo + hi) // 2
-            return ensemble.node(f, _below(cuts[mid - 1]), search(lo, mid), search(mid + 1, hi))
+    def search(lo: int, hi: int):  # bins lo..hi; bin k holds cuts[k-2] <= x < cuts[k-1]
+        if lo == hi:
+            if lo == 1:  # bin 1 (x < cuts[0]) or NaN, which came down the leftmost path
+                return ensemble.node(f, _below(cuts[0]) if len(cuts) else np.inf, below(1), below(0))
+            return below(lo)
+        mid = (lo + hi) // 2
+        return ensemble.node(f, _below(cuts[mid - 1]), search(lo, mid), search(mid + 1, hi), missing_true=lo == 1)
 
-        present = search(1, len(cuts) + 1)
-    return ensemble.node(f, np.inf, present, below(0))
+    return search(1, len(cuts) + 1)
 
 
 def _below(value: float) -> float:
