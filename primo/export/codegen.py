@@ -182,14 +182,14 @@ def shared_lookups(binnings: list[Binning], terms: list[Term],
     -------
     >>> a_fine, a_coarse = Binning(0, 5, cuts=np.array([1.0, 2.0])), Binning(0, 4, cuts=np.array([2.0]))
     >>> b = Binning(1, 4, cuts=np.array([0.5]))
-    >>> terms = [Term("a", (0,), np.arange(5.0)[:, None]), Term("a & b", (2, 1), np.zeros((4, 4, 1)))]
+    >>> terms = [Term("a", (0,), np.arange(5.0)[:, None]), Term("a & b", (2, 1), np.arange(16.0).reshape(4, 4, 1))]
     >>> shared, lookups = shared_lookups([a_fine, b, a_coarse], terms, [t.scores for t in terms])
     >>> lookups[0].scores[:, 0].tolist(), lookups[0].axes
     ([0.0, 1.0, 2.0, 3.0, 4.0], ((0, None),))
     >>> [(feature, None if offsets is None else offsets.tolist()) for feature, offsets in lookups[1].axes]
     [(0, [0, 4, 4, 8, 12]), (1, None)]
     """
-    shared = share_binnings(binnings)
+    shared = share_binnings(binnings, terms, scores)
     shared_of = {b: one for one in shared for b in one.level_bins}
     lookups = []
     for term, table in zip(terms, scores):

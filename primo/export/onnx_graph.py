@@ -36,7 +36,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from primo.export.codegen import float32_threshold, json_literal
-from primo.export.tables import AdditiveTables, Binning, TreeTables, model_tables
+from primo.export.tables import AdditiveTables, Binning, TreeTables, model_tables, share_binnings
 
 OPSET = 21
 # PrAM: TreeEnsembleRegressor (opset 3), whose leaves may feed several targets (float32 output).
@@ -288,7 +288,7 @@ def _term_scores(t: AdditiveTables, graph: _Graph) -> str:
     n_scores = t.n_scores
     ensemble = _Ensemble(float64_splits=True)
     offset_added = set()
-    for shared in t.shared_binnings:
+    for shared in share_binnings(t.binnings, t.terms):
         # The first tree that reaches a term also adds the term's offset.
         owned = {i for b in shared.level_bins for i, _ in readers.get(b, []) if i not in offset_added}
         offset_added |= owned

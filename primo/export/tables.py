@@ -207,8 +207,15 @@ class SharedBinning:
     level_bins: dict[int, np.ndarray]
 
 
-def share_binnings(binnings: list[Binning]) -> list[SharedBinning]:
+def share_binnings(binnings: list[Binning], terms: list[Term] | None = None,
+                   scores: list[np.ndarray] | None = None) -> list[SharedBinning]:
     """One :class:`SharedBinning` per feature that ``binnings`` cut, in feature order.
+
+    Given the ``terms`` (and their ``scores``, by default the terms' own), a continuous feature also
+    loses every cut across which no term that reads it changes its score (simplified models have
+    many: equal neighbouring bins): the same predictions from a shallower search. Shared bins then
+    stand for runs of the union's bins, so ``level_bins`` gives one bin of each run, which scores
+    like all the others.
 
     Example
     -------
@@ -241,7 +248,31 @@ def share_binnings(binnings: list[Binning]) -> list[SharedBinning]:
             mapped[-1] = binnings[b].n_bins - 1
             level_bins[b] = mapped
         shared.append(SharedBinning(binning=union, level_bins=level_bins))
+    if terms is not None:
+        tables = [term.scores for term in terms] if scores is None else scores
+        shared = [one if one.binning.is_categorical else _without_silent_cuts(one, terms, tables) for one in shared]
     return shared
+
+
+def _without_silent_cuts(shared: SharedBinning, terms: list[Term], scores: list[np.ndarray]) -> SharedBinning:
+    """``shared`` without the cuts across which every term reading the feature scores the same."""
+    cuts = shared.binning.cuts
+    needed = np.zeros(len(cuts), dtype=bool)  # cut j separates shared bins j + 1 and j + 2
+    for term, table in zip(terms, scores):
+        for axis, b in enumerate(term.binnings):
+            if b not in shared.level_bins:
+                continue
+            level = shared.level_bins[b]
+            rows = np.moveaxis(table, axis, 0).reshape(table.shape[axis], -1)
+            below, above = level[1:len(cuts) + 1], level[2:len(cuts) + 2]
+            needed |= (below != above) & np.any(rows[below] != rows[above], axis=1)
+    if needed.all():
+        return shared
+    kept = np.flatnonzero(needed)
+    # Each new bin's first union bin: missing, the bin below every cut, one per kept cut, unseen.
+    first = np.r_[0, 1, kept + 2, len(cuts) + 2]
+    binning = Binning(feature=shared.binning.feature, n_bins=len(kept) + 3, cuts=cuts[kept])
+    return SharedBinning(binning=binning, level_bins={b: level[first] for b, level in shared.level_bins.items()})
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,9 @@ import pytest
 
 import primo
 from primo.export import compile_python, encode_categories, model_tables, to_c, to_js, to_lua, to_onnx
+from primo.export.quantize import quantize
 from primo.export.tables import Binning, share_binnings
-from tests.primo.export.runners import js_outputs, onnx_outputs
+from tests.primo.export.runners import c_outputs, js_outputs, onnx_outputs
 from tests.primo.tables_any import housing
 
 TOLERANCE = 1e-9
@@ -125,3 +126,33 @@ def test_source_exports_search_each_feature_once_and_equal_python(clara_ms, tmp_
     if LUA is not None:
         lua_predictions = [float(out[0]) for out in lua_outputs(lua, rows.tolist(), tmp_path)]
         np.testing.assert_allclose(lua_predictions, expected, rtol=0, atol=TOLERANCE)
+
+
+def test_silent_cuts_are_dropped_and_every_path_still_equals_python(clara_ms, tmp_path):
+    """A simplified PrAM's shapes are flat over runs of bins: the searches skip the cuts no term
+    changes its score across (fewer cuts, same predictions in ONNX, C float and integer, JS, Python)."""
+    model, X_test = clara_ms
+    simple = model.simplified(max_pieces=4)
+    tables = model_tables(simple)
+    union_cuts = sum(len(s.binning.cuts) for s in tables.shared_binnings if not s.binning.is_categorical)
+    compact = share_binnings(tables.binnings, tables.terms)
+    kept_cuts = sum(len(s.binning.cuts) for s in compact if not s.binning.is_categorical)
+    assert 0 < kept_cuts < union_cuts / 3
+    rows = X_test.to_numpy(dtype=np.float64)
+    expected = simple.predict(X_test)
+    proto = to_onnx(simple)
+    (ensemble,) = [n for n in proto.graph.node if n.op_type == "TreeEnsembleRegressor"]
+    n_nodes = len(next(a.ints for a in ensemble.attribute if a.name == "nodes_nodeids"))
+    assert n_nodes < 2 * (kept_cuts + 2 * len(compact)) + 1  # the full union would need > 2 * union_cuts
+    np.testing.assert_allclose(onnx_outputs(proto, rows)["prediction"], expected, rtol=0, atol=TOLERANCE)
+    np.testing.assert_allclose(js_outputs(to_js(simple), rows, tmp_path)["predict"].astype(float), expected,
+                               rtol=0, atol=TOLERANCE)
+    predict_one = compile_python(simple)
+    np.testing.assert_array_equal([predict_one(row) for row in rows.tolist()], expected)
+    c_float = c_outputs(to_c(simple, name="simple"), tables, rows, tmp_path, name="simple")
+    np.testing.assert_allclose(c_float[:, -1], expected, rtol=0, atol=TOLERANCE)
+    integer = quantize(tables)
+    rows_int = integer.scale_inputs(rows)
+    c_integer = c_outputs(to_c(simple, name="simple_int", integer=True), tables, rows_int, tmp_path,
+                          name="simple_int", integer=True)
+    np.testing.assert_array_equal(c_integer[:, 0], integer.decision_function(rows_int)[:, 0])
