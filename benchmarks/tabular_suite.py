@@ -73,7 +73,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 from sklearn import metrics
-from sklearn.base import BaseEstimator, clone, is_classifier
+from sklearn.base import BaseEstimator, clone
 from sklearn.compose import ColumnTransformer
 from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
 from sklearn.impute import SimpleImputer
@@ -513,7 +513,7 @@ def readme_section(results: dict) -> str:
              "`PrimoClassifier()`/`PrimoRegressor()` and `PrDT*()` are called as users call them, with",
              "`random_state=None`: each run draws its own seed, so two runs of the same table differ (auto's",
              "internal folds and search, PrDT's tie-breaks) and are not paired with each other.",
-             f"Raw rows: `tabular_suite.json`. Regenerate: `nice -n 10 python benchmarks/tabular_suite.py`.", ""]
+             "Raw rows: `tabular_suite.json`. Regenerate: `nice -n 10 python benchmarks/tabular_suite.py`.", ""]
     missing = [n for n in TABLES if n not in results["tables"]]
     if missing:
         lines += [f"Not run yet: {', '.join(missing)}.", ""]

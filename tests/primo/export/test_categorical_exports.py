@@ -7,7 +7,6 @@ import json
 import subprocess
 
 import numpy as np
-import onnxruntime as ort
 import pandas as pd
 import pytest
 

@@ -151,8 +151,8 @@ def test_info_prints_the_kept_trial_and_the_selection_table(auto_model, tmp_path
     search = auto_model.metadata_["search"]
     assert f"search: {search['method']}, {len(search['trials'])} trials" in out
     assert f"rule ({ONE_STANDARD_ERROR_RULE}): the smallest model whose validated loss" in out
-    assert re.search(rf"kept: trial \d+ \(\w+\) .*validation mae [\d.]+ ± [\d.]+ \([\d.]+ of the trivial "
-                     rf"predictor's\), size [\d.]+", out)
+    assert re.search(r"kept: trial \d+ \(\w+\) .*validation mae [\d.]+ ± [\d.]+ \([\d.]+ of the trivial "
+                     r"predictor's\), size [\d.]+", out)
     assert "selection: list" not in out
     lines = out.splitlines()
     header = next(i for i, line in enumerate(lines) if line.split()[:3] == ["family", "model", "size"])
