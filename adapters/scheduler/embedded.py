@@ -32,7 +32,8 @@ from primo.export.tables import TreeTables, model_tables
 _LOG_FEATURES = set(workload._LOG_FEATURES)
 
 
-def _get(job, key):
+def job_value(job, key):
+    """``job[key]`` of a dict record, ``job.key`` of a simulator job."""
     return job[key] if isinstance(job, dict) else getattr(job, key)
 
 
@@ -103,9 +104,9 @@ class EmbeddedScheduler:
     # ---- workload ------------------------------------------------------------------------------
     def _recent_submits(self, job) -> float:
         """Submissions of the job's user in the window before it, counted once per job."""
-        key = str(_get(job, "job_id"))
+        key = str(job_value(job, "job_id"))
         if key not in self._recent:
-            user, t = str(_get(job, "user")), float(_get(job, "submit_time"))
+            user, t = str(job_value(job, "user")), float(job_value(job, "submit_time"))
             window = self._submits[user]
             while window and window[0] < t - self.recent_window:
                 window.popleft()
@@ -115,16 +116,16 @@ class EmbeddedScheduler:
 
     def job_row(self, job) -> list[float]:
         """The model's feature row of ``job`` (a mapping or a simulator ``SimJob``)."""
-        stamp = self._epoch_utc + timedelta(seconds=float(_get(job, "submit_time")))
+        stamp = self._epoch_utc + timedelta(seconds=float(job_value(job, "submit_time")))
         if self.epoch.tzinfo is not None:
             stamp = stamp.astimezone(self.epoch.tzinfo)
-        record = {"user": str(_get(job, "user")), "name": str(_get(job, "name")),
-                  "gpu_num": int(_get(job, "gpu_num")), "req_time": _optional(job, "req_time")}
+        record = {"user": str(job_value(job, "user")), "name": str(job_value(job, "name")),
+                  "gpu_num": int(job_value(job, "gpu_num")), "req_time": _optional(job, "req_time")}
         values = {
             "user": self._codes.get("user", {}).get(record["user"], self._unseen["user"]),
-            "vc": self._codes.get("vc", {}).get(str(_get(job, "vc")), self._unseen["vc"]),
+            "vc": self._codes.get("vc", {}).get(str(job_value(job, "vc")), self._unseen["vc"]),
             "name": self._codes.get("name", {}).get(record["name"], self._unseen["name"]),
-            "gpu_num": float(record["gpu_num"]), "cpu_num": float(_get(job, "cpu_num")),
+            "gpu_num": float(record["gpu_num"]), "cpu_num": float(job_value(job, "cpu_num")),
             "hour": stamp.hour, "day_of_week": stamp.weekday(),
             "user_recent_submits": self._recent_submits(job),
         }
@@ -134,7 +135,7 @@ class EmbeddedScheduler:
             value = _optional(job, key)
             values[key] = np.nan if value is None else value
         try:
-            return [float(values[f]) if f in values else float(_get(job, f)) for f in self.features]
+            return [float(values[f]) if f in values else float(job_value(job, f)) for f in self.features]
         except (KeyError, AttributeError) as exc:
             raise ValueError(f"job lacks model feature {exc}") from None
 
@@ -148,12 +149,12 @@ class EmbeddedScheduler:
 
     def priority(self, job) -> float:
         """QSSF priority of ``job`` (GPU-seconds; lower runs first)."""
-        return float(_get(job, "gpu_num")) * self.estimate(job)
+        return float(job_value(job, "gpu_num")) * self.estimate(job)
 
     # simulator DurationEstimator protocol: the merged QSSF estimate
     def estimate(self, job) -> float:
-        rolling = self.rolling.estimate({"user": str(_get(job, "user")), "name": str(_get(job, "name")),
-                                         "gpu_num": int(_get(job, "gpu_num"))})
+        rolling = self.rolling.estimate({"user": str(job_value(job, "user")), "name": str(job_value(job, "name")),
+                                         "gpu_num": int(job_value(job, "gpu_num"))})
         return self.lam * rolling + (1.0 - self.lam) * self.duration(job)
 
     def estimate_many(self, jobs) -> np.ndarray:
@@ -164,14 +165,14 @@ class EmbeddedScheduler:
         model = self._seconds(self._tables.predict(rows) + (rows[:, self._offset] if self._offset is not None else 0.0))
         rolling = np.expm1(rows[:, self.features.index("rolling_estimate")]) \
             if "rolling_estimate" in self.features else np.array([self.rolling.estimate(
-                {"user": str(_get(j, "user")), "name": str(_get(j, "name")), "gpu_num": int(_get(j, "gpu_num"))})
+                {"user": str(job_value(j, "user")), "name": str(job_value(j, "name")), "gpu_num": int(job_value(j, "gpu_num"))})
                 for j in jobs])
         return self.lam * rolling + (1.0 - self.lam) * model
 
     def observe(self, job) -> None:
         """A job finished: its duration joins the rolling history (Lucid's Update Engine)."""
-        self.rolling.update({"user": str(_get(job, "user")), "name": str(_get(job, "name")),
-                             "gpu_num": int(_get(job, "gpu_num")), "duration": float(_get(job, "duration")),
+        self.rolling.update({"user": str(job_value(job, "user")), "name": str(job_value(job, "name")),
+                             "gpu_num": int(job_value(job, "gpu_num")), "duration": float(job_value(job, "duration")),
                              "req_time": _optional(job, "req_time")})
 
     # ---- packing -------------------------------------------------------------------------------
@@ -179,7 +180,7 @@ class EmbeddedScheduler:
         """Sharing score (0 Tiny, 1 Medium, 2 Jumbo) of a profiled job (``gpu_util``, ``gmem``, ``gmem_util``, ``amp``)."""
         if self._sharing is None:
             raise RuntimeError("no packing model was given")
-        return int(self._sharing([float(_get(profile, f)) for f in packing.FEATURES]))
+        return int(self._sharing([float(job_value(profile, f)) for f in packing.FEATURES]))
 
     # ---- throughput ----------------------------------------------------------------------------
     def throughput_forecast(self, history) -> float:
@@ -260,9 +261,9 @@ class JobQueue:
 
     def push(self, job) -> float:
         """Queue one job (estimated now, once); returns its priority."""
-        gpus = int(_get(job, "gpu_num"))
+        gpus = int(job_value(job, "gpu_num"))
         priority = float(gpus) * self.scheduler.estimate(job)
-        insort(self._entries, (priority, float(_get(job, "submit_time")), self._seq, gpus, job))
+        insort(self._entries, (priority, float(job_value(job, "submit_time")), self._seq, gpus, job))
         self._seq += 1
         return priority
 
@@ -271,9 +272,9 @@ class JobQueue:
         jobs = list(jobs)
         if not jobs:
             return np.empty(0)
-        gpus = np.fromiter((_get(j, "gpu_num") for j in jobs), dtype=float, count=len(jobs))
+        gpus = np.fromiter((job_value(j, "gpu_num") for j in jobs), dtype=float, count=len(jobs))
         priority = gpus * self.scheduler.estimate_many(jobs)
-        entries = [(p, float(_get(j, "submit_time")), self._seq + i, int(g), j)
+        entries = [(p, float(job_value(j, "submit_time")), self._seq + i, int(g), j)
                    for i, (p, g, j) in enumerate(zip(priority.tolist(), gpus.tolist(), jobs))]
         entries.sort()
         self._entries.extend(entries)
@@ -289,7 +290,7 @@ class JobQueue:
         """Drop a queued job (cancelled, or started by someone else)."""
         key = str(job_id)
         for position, entry in enumerate(self._entries):
-            if str(_get(entry[4], "job_id")) == key:
+            if str(job_value(entry[4], "job_id")) == key:
                 del self._entries[position]
                 return
         raise KeyError(f"job {job_id!r} is not queued")

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from adapters.scheduler import workload
+from adapters.scheduler.embedded import job_value
 from adapters.scheduler.jobs import submit_time_columns
 from adapters.scheduler.simulator import (
     FIFOPolicy,
@@ -156,8 +157,7 @@ class QueueAwareScheduler:
 
     def observe(self, job) -> None:
         """A job finished: it joins the history with what it was submitted with (its request)."""
-        fields = {k: job[k] if isinstance(job, dict) else getattr(job, k)
-                  for k in ("job_id", "user", "name", "gpu_num", "duration")}
+        fields = {k: job_value(job, k) for k in ("job_id", "user", "name", "gpu_num", "duration")}
         self.embedded.observe({**fields, **self.submitted_as[str(fields["job_id"])]})
 
     def sharing_score(self, profile) -> int:
