@@ -5,11 +5,11 @@ each feature **once**: one small tree per feature searches the union of that fea
 (main terms and pairs may be cut differently, see :func:`~primo.export.tables.share_binnings`) with
 a balanced binary search, and each of its leaves adds, for every term that reads the feature, that
 bin's share of the term's row-major index into one concatenated score table (pairs:
-``bin_a · n_b + bin_b``, summed over the two features' trees). One ``GatherElements`` then fetches
-every term's score and a ``ReduceSum`` adds them; the intercept comes last. Indices travel as float32 (the
-operator's output type), exact below 2^24 table entries. Missing values reach bin 0 down the
-search's leftmost path (see :func:`_lookup_tree`); categorical searches end in an equality test, so
-unseen values reach the unseen bin.
+``bin_a · n_b + bin_b``, summed over the two features' trees). One ``GatherElements`` per score
+(class) then fetches every term's score and a ``ReduceSum`` adds them; the intercept comes last.
+Indices travel as float32 (the operator's output type), exact below 2^24 table entries. Missing
+values reach bin 0 down the search's leftmost path (see :func:`_lookup_tree`); categorical searches
+end in an equality test, so unseen values reach the unseen bin.
 
 A PrDT is its own tree, an ONNX-ML ``TreeEnsemble`` (opset 5) on the float64 input: each float64
 threshold ``t`` becomes ``float32_threshold(t)``, the float64 test equal to scikit-learn's
@@ -176,6 +176,16 @@ class _Graph:
         there measured 5-6 ns/row slower on 10k-row batches)."""
         return self.op("Reshape", [column, self.constant("flat", np.array([-1]))], output)
 
+    def column_lookups(self, table: np.ndarray, index: str, name: str) -> list[str]:
+        """``table[index, k]`` for every column ``k`` of a 2-D ``table``, each shaped like ``index``.
+
+        One ``GatherElements`` per column, not one ``Gather`` of rows: onnxruntime's ``Gather`` copies
+        each row as its own block (~8 ns per element, measured), ``GatherElements`` ~1 ns; building
+        flat indices ``index · K + k`` instead needs a broadcast ``Add`` that costs more than the lookups.
+        """
+        return [self.op("GatherElements", [self.constant(f"{name}_{k}", np.ascontiguousarray(table[:, k])), index],
+                        f"{name}_column_{k}", axis=0) for k in range(table.shape[1])]
+
     def output(self, name: str, elem_type: int, shape: list) -> None:
         self.outputs.append(helper.make_tensor_value_info(name, elem_type, shape))
 
@@ -229,15 +239,11 @@ def _tree_graph(t: TreeTables, graph: _Graph) -> None:
     if not t.is_classifier:
         graph.output("prediction", TensorProto.DOUBLE, [None])
         return
-    # GatherElements per class column, not one Gather of [leaf, :]: onnxruntime's Gather copies each
-    # row as its own block, and a broadcast Add building leaf · K + k costs more than the lookups.
     leaf = graph.op("Cast", [output], "leaf", to=TensorProto.INT64)
     n_classes = len(t.classes)
-    columns = []
-    for k in range(n_classes):
-        proba = graph.op("GatherElements", [graph.constant(f"leaf_proba_{k}", t.leaf_values[:, k].copy()), leaf],
-                         f"proba_{k}", axis=0)
-        columns.append(graph.op("Reshape", [proba, graph.constant("column", np.array([-1, 1]))], f"proba_column_{k}"))
+    column = graph.constant("column", np.array([-1, 1]))
+    columns = [graph.op("Reshape", [proba, column], f"{proba}_2d")
+               for proba in graph.column_lookups(t.leaf_values, leaf, "leaf_proba")]
     graph.op("Concat", columns, "probabilities", axis=1)
     graph.output("probabilities", TensorProto.DOUBLE, [None, n_classes])
     graph.classify(leaf, t, labels=np.asarray(t.classes)[t.leaf_labels])  # each leaf's label
@@ -275,17 +281,13 @@ def _term_scores(t: AdditiveTables, graph: _Graph) -> str:
     # Every term's table, flattened row-major and concatenated: term i starts at offsets[i].
     tables = [term.scores.reshape(-1, t.n_scores) for term in t.terms]
     offsets = np.cumsum([0] + [len(table) for table in tables])
-    if offsets[-1] * t.n_scores > MAX_SCORE_ENTRIES:
-        raise ValueError(f"the PrAM has {offsets[-1] * t.n_scores} score entries; ONNX export supports up to "
-                         f"{MAX_SCORE_ENTRIES}")
+    if offsets[-1] > MAX_SCORE_ENTRIES:
+        raise ValueError(f"the PrAM has {offsets[-1]} score entries; ONNX export supports up to {MAX_SCORE_ENTRIES}")
     # For each binning, the terms reading it and the stride of its bin in their row-major index.
     readers: dict[int, list[tuple[int, int]]] = {}
     for i, term in enumerate(t.terms):
         for b, stride in term.strides(t.binnings):
             readers.setdefault(b, []).append((i, stride))
-    # Indices are scaled by n_scores in the trees, so that entry k of a term's row is index + k of the
-    # flattened table.
-    n_scores = t.n_scores
     ensemble = _Ensemble(float64_splits=True)
     offset_added = set()
     for shared in share_binnings(t.binnings, t.terms):
@@ -294,33 +296,23 @@ def _term_scores(t: AdditiveTables, graph: _Graph) -> str:
         offset_added |= owned
 
         def leaf(shared_bin: int, shared=shared, owned=owned):
-            weights = {i: float(offsets[i] * n_scores) for i in owned}
+            weights = {i: float(offsets[i]) for i in owned}
             for b, level_bins in shared.level_bins.items():
                 for i, stride in readers.get(b, []):
-                    weights[i] = weights.get(i, 0.0) + float(level_bins[shared_bin]) * stride * n_scores
+                    weights[i] = weights.get(i, 0.0) + float(level_bins[shared_bin]) * stride
             return ensemble.leaf({i: w for i, w in weights.items() if w != 0.0})
 
         ensemble.add_tree(_lookup_tree(ensemble, shared.binning, leaf))
     n_terms = len(t.terms)
     graph.nodes.append(ensemble.make_node("X", "term_index_float", n_terms))
-    # GatherElements on the flattened indices, not Gather: onnxruntime's Gather copies each element as
-    # its own block (~8 ns each, measured), GatherElements ~1 ns.
     index = graph.op("Cast", ["term_index_float"], "term_index", to=TensorProto.INT32)
-    if n_scores > 1:  # entry k of each term's row: index + k
-        index = graph.op("Reshape", [index, graph.constant("column", np.array([-1, 1]))], "term_row")
-        index = graph.op("Add", [index, graph.constant("score_columns", np.arange(n_scores, dtype=np.int32)[np.newaxis])],
-                         "term_entries")
     flat_index = graph.op("Reshape", [index, graph.constant("flat", np.array([-1]))], "flat_index")
-    table = np.concatenate(tables).ravel()
-    flat_scores = graph.op("GatherElements", [graph.constant("term_tables", table), flat_index], "flat_scores", axis=0)
-    if n_scores == 1:  # [N, terms], summed along its contiguous last axis (onnxruntime's fast reduction)
-        term_scores = graph.op("Reshape", [flat_scores, graph.constant("rows_by_terms", np.array([-1, n_terms]))],
-                               "term_scores")
-        total = graph.op("ReduceSum", [term_scores, graph.constant("axis1", np.array([1]))], "term_sum", keepdims=1)
-    else:
-        term_scores = graph.op("Reshape", [flat_scores, graph.constant("rows_by_terms",
-                                                                       np.array([-1, n_terms, n_scores]))], "term_scores")
-        total = graph.op("ReduceSum", [term_scores, graph.constant("axis1", np.array([1]))], "term_sum", keepdims=0)
+    rows_by_terms = graph.constant("rows_by_terms", np.array([-1, n_terms]))
+    # Per score: [N, terms], summed along its contiguous last axis (onnxruntime's fast reduction).
+    sums = [graph.op("ReduceSum", [graph.op("Reshape", [scores, rows_by_terms], f"{scores}_by_term"),
+                                   graph.constant("axis1", np.array([1]))], f"{scores}_sum", keepdims=1)
+            for scores in graph.column_lookups(np.concatenate(tables), flat_index, "term_tables")]
+    total = sums[0] if len(sums) == 1 else graph.op("Concat", sums, "term_sum", axis=1)
     return graph.op("Add", [total, intercept], "scores")
 
 
