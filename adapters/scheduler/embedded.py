@@ -37,6 +37,12 @@ def job_value(job, key):
     return job[key] if isinstance(job, dict) else getattr(job, key)
 
 
+def _history_key(job) -> dict:
+    """What the rolling estimate files a job under: its user, name and GPU count."""
+    return {"user": str(job_value(job, "user")), "name": str(job_value(job, "name")),
+            "gpu_num": int(job_value(job, "gpu_num"))}
+
+
 def _optional(job, key):
     """An attribute a job may not carry (e.g. ``req_time``), None when it does not."""
     return job.get(key) if isinstance(job, dict) else getattr(job, key, None)
@@ -119,8 +125,7 @@ class EmbeddedScheduler:
         stamp = self._epoch_utc + timedelta(seconds=float(job_value(job, "submit_time")))
         if self.epoch.tzinfo is not None:
             stamp = stamp.astimezone(self.epoch.tzinfo)
-        record = {"user": str(job_value(job, "user")), "name": str(job_value(job, "name")),
-                  "gpu_num": int(job_value(job, "gpu_num")), "req_time": _optional(job, "req_time")}
+        record = {**_history_key(job), "req_time": _optional(job, "req_time")}
         values = {
             "user": self._codes.get("user", {}).get(record["user"], self._unseen["user"]),
             "vc": self._codes.get("vc", {}).get(str(job_value(job, "vc")), self._unseen["vc"]),
@@ -153,8 +158,7 @@ class EmbeddedScheduler:
 
     # simulator DurationEstimator protocol: the merged QSSF estimate
     def estimate(self, job) -> float:
-        rolling = self.rolling.estimate({"user": str(job_value(job, "user")), "name": str(job_value(job, "name")),
-                                         "gpu_num": int(job_value(job, "gpu_num"))})
+        rolling = self.rolling.estimate(_history_key(job))
         return self.lam * rolling + (1.0 - self.lam) * self.duration(job)
 
     def estimate_many(self, jobs) -> np.ndarray:
@@ -164,15 +168,12 @@ class EmbeddedScheduler:
         rows = np.array([self.job_row(j) for j in jobs], dtype=float)
         model = self._seconds(self._tables.predict(rows) + (rows[:, self._offset] if self._offset is not None else 0.0))
         rolling = np.expm1(rows[:, self.features.index("rolling_estimate")]) \
-            if "rolling_estimate" in self.features else np.array([self.rolling.estimate(
-                {"user": str(job_value(j, "user")), "name": str(job_value(j, "name")), "gpu_num": int(job_value(j, "gpu_num"))})
-                for j in jobs])
+            if "rolling_estimate" in self.features else np.array([self.rolling.estimate(_history_key(j)) for j in jobs])
         return self.lam * rolling + (1.0 - self.lam) * model
 
     def observe(self, job) -> None:
         """A job finished: its duration joins the rolling history (Lucid's Update Engine)."""
-        self.rolling.update({"user": str(job_value(job, "user")), "name": str(job_value(job, "name")),
-                             "gpu_num": int(job_value(job, "gpu_num")), "duration": float(job_value(job, "duration")),
+        self.rolling.update({**_history_key(job), "duration": float(job_value(job, "duration")),
                              "req_time": _optional(job, "req_time")})
 
     # ---- packing -------------------------------------------------------------------------------
