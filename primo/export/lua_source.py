@@ -95,6 +95,16 @@ def _array(values, *, integer: bool = False) -> str:
     return parts[0] if len(parts) == 1 else "join({" + ", ".join(parts) + "})"
 
 
+def _category_codes(vocabularies: dict[int, list[str]]) -> str:
+    """``category_codes``: feature (1-based) -> text category -> code (its position in the vocabulary)."""
+    lines = []
+    for j, vocabulary in sorted(vocabularies.items()):
+        entries = ", ".join(f"[{lua_string(key)}] = {code}" for code, key in enumerate(vocabulary))
+        lines.append(f"  [{j + 1}] = {{{entries}}},")
+    return ("-- Text categories: feature -> category -> code (the position in the training vocabulary).\n"
+            "local category_codes = {\n" + "\n".join(lines) + "\n}")
+
+
 def _tree_body(t: TreeTables) -> str:
     internal = t.left != -1
     # 1-based node numbers; 0 marks a leaf (no child), so the walk stops there.
@@ -102,6 +112,10 @@ def _tree_body(t: TreeTables) -> str:
     right = np.where(internal, t.right + 1, 0)
     threshold = [float32_threshold(float(v)) if i else 0.0 for v, i in zip(t.threshold, internal)]
     parts = [
+        _category_codes(t.vocabularies),
+        # a string is a text category: its code, or missing when unseen (a PrDT's rule, as every export)
+        "local function value(x, j)\n  local v = x[j]\n  if type(v) == 'string' then\n"
+        "    local codes = category_codes[j]\n    return codes and codes[v]\n  end\n  return v\nend",
         "local feature = " + _array(t.feature + 1, integer=True),
         "local threshold = " + _array(threshold),
         "local left = " + _array(left, integer=True),
@@ -109,7 +123,7 @@ def _tree_body(t: TreeTables) -> str:
         "local missing_left = " + _array(t.missing_left.astype(int), integer=True),
         "local leaf_number = " + _array(t.leaf_index, integer=True),
         "-- Leaf number (0-based) of row x: NaN/nil go where scikit-learn sends missing values.\n"
-        "function M.leaf(x)\n  local node = 1\n  while left[node] ~= 0 do\n    local v = x[feature[node]]\n"
+        "function M.leaf(x)\n  local node = 1\n  while left[node] ~= 0 do\n    local v = value(x, feature[node])\n"
         "    local go_left\n    if v == nil or v ~= v then go_left = missing_left[node] == 1\n"
         "    else go_left = v <= threshold[node] end\n"
         "    if go_left then node = left[node] else node = right[node] end\n  end\n"
@@ -129,13 +143,8 @@ def _tree_body(t: TreeTables) -> str:
 
 
 def _additive_body(t: AdditiveTables) -> str:
-    vocab_lines = []
-    for j, vocabulary in sorted(t.vocabularies.items()):
-        entries = ", ".join(f"[{lua_string(key)}] = {code}" for code, key in enumerate(vocabulary))
-        vocab_lines.append(f"  [{j + 1}] = {{{entries}}},")
     parts = [
-        "-- Text categories: feature -> category -> code (the position in the training vocabulary).\n"
-        "local category_codes = {\n" + "\n".join(vocab_lines) + "\n}",
+        _category_codes(t.vocabularies),
         "local NAN = 0 / 0",
         "local function value(x, j)\n  local v = x[j]\n  if v == nil then return NAN end\n"
         "  if type(v) == 'string' then\n    local codes = category_codes[j]\n"

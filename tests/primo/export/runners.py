@@ -1,4 +1,4 @@
-"""Run exported models the way users would: gcc-compiled C, node, onnxruntime. Plus edge-case rows."""
+"""Run exported models the way users would: gcc-compiled C, node, lua5.1, onnxruntime. Plus edge-case rows."""
 import json
 import subprocess
 import textwrap
@@ -7,6 +7,7 @@ import numpy as np
 import onnxruntime as ort
 import pandas as pd
 
+from primo.export.codegen import lua_string
 from primo.export.tables import AdditiveTables, TreeTables
 
 GCC = ["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2"]
@@ -90,6 +91,49 @@ def js_outputs(source: str, rows: np.ndarray, tmp_path) -> dict:
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
     return {key: np.asarray([o[key] for o in out], dtype=object if key == "predict" else None) for key in out[0]}
+
+
+_LUA_RUNNER = """\
+local model = dofile(arg[1])
+local rows = dofile(arg[2])
+local function show(v)
+  if type(v) == "number" then return string.format("%.17g", v) end
+  return tostring(v)
+end
+for _, x in ipairs(rows) do
+  local out = {show(model.predict(x))}
+  if model.leaf then out[#out + 1] = show(model.leaf(x)) end
+  if model.decision_function then
+    local s = model.decision_function(x)
+    if type(s) == "table" then for _, v in ipairs(s) do out[#out + 1] = show(v) end
+    else out[#out + 1] = show(s) end
+  end
+  if model.predict_proba then for _, p in ipairs(model.predict_proba(x)) do out[#out + 1] = show(p) end end
+  io.write(table.concat(out, "\\t"), "\\n")
+end
+"""
+
+
+def _lua_value(v) -> str:
+    if isinstance(v, str):
+        return lua_string(v)
+    if v != v:
+        return "0/0"
+    if np.isinf(v):
+        return "math.huge" if v > 0 else "-math.huge"
+    return repr(float(v))
+
+
+def lua_outputs(source: str, rows, tmp_path) -> list[list[str]]:
+    """Run the module on ``rows`` (lists of numbers or strings); one list of output fields per row."""
+    (tmp_path / "model.lua").write_text(source)
+    (tmp_path / "rows.lua").write_text(
+        "return {\n" + ",\n".join("{" + ", ".join(_lua_value(v) for v in row) + "}" for row in rows) + "\n}\n")
+    (tmp_path / "runner.lua").write_text(_LUA_RUNNER)
+    done = subprocess.run(["lua5.1", str(tmp_path / "runner.lua"), str(tmp_path / "model.lua"), str(tmp_path / "rows.lua")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return [line.split("\t") for line in done.stdout.splitlines()]
 
 
 def onnx_outputs(model_proto, rows: np.ndarray) -> dict:

@@ -4,6 +4,7 @@ Rows hold known and unseen cities, missing cities and missing distances; every e
 the Python model gives on the DataFrame (unseen category: missing for PrDT, the unseen bin for PrAM).
 """
 import json
+import shutil
 import subprocess
 
 import numpy as np
@@ -12,10 +13,10 @@ import pytest
 
 import primo
 from primo import PrAMClassifier, PrAMRegressor, PrDTClassifier, PrDTRegressor
-from primo.export import compile_python, encode_categories, model_tables, to_c, to_js, to_json, to_onnx
+from primo.export import compile_python, encode_categories, model_tables, to_c, to_js, to_json, to_lua, to_onnx
 from primo.export.tables import TreeTables
 from primo.io import model_from_document
-from tests.primo.export.runners import _JS_RUNNER, c_outputs, js_outputs, onnx_outputs
+from tests.primo.export.runners import _JS_RUNNER, c_outputs, js_outputs, lua_outputs, onnx_outputs
 from tests.primo.tables_any import housing, housing_with_unseen
 
 TOLERANCE = 1e-9
@@ -116,6 +117,23 @@ def test_javascript_takes_codes_or_strings(case, tmp_path, check_rows):
             assert [type(expected[0].item())(g) for g in got] == list(expected)
         else:
             np.testing.assert_allclose(np.asarray(got, dtype=float), expected, rtol=0, atol=TOLERANCE)
+
+
+@pytest.mark.skipif(shutil.which("lua5.1") is None, reason="the lua5.1 interpreter is not installed")
+def test_lua_takes_codes_or_strings(case, tmp_path, check_rows):
+    """Slurm's job_submit.lua passes ids as strings: known, unseen and missing ones, both families."""
+    _, model, tables, rows, expected = case
+    source = to_lua(model)
+    plain = [[float("nan") if (isinstance(v, float) and np.isnan(v)) or v is None or v is pd.NA
+              else v if isinstance(v, str) else float(v) for v in row]
+             for row in check_rows.astype(object).itertuples(index=False)]
+    assert any(isinstance(v, str) for row in plain for v in row)
+    for given in (rows.tolist(), plain):
+        got = [o[0] for o in lua_outputs(source, given, tmp_path)]
+        if tables.is_classifier:
+            assert got == [str(e) for e in expected]
+        else:
+            np.testing.assert_allclose(np.asarray(got, dtype=float), expected, rtol=0, atol=1e-6)
 
 
 def test_json_and_model_file_round_trip(case, tmp_path, check_rows):

@@ -5,64 +5,19 @@ NVMe trace plus rows at, just below and just above every threshold and bin edge,
 unseen categories. Labels must be identical and scores within 1e-6.
 """
 import shutil
-import subprocess
 
 import numpy as np
 import pytest
 
 from primo.export import export_model, model_tables, to_lua
-from primo.export.codegen import lua_string
 from primo.export.tables import TreeTables, encode_categories
-from tests.primo.export.runners import decoded_frame, edge_rows
+from tests.primo.export.runners import decoded_frame, edge_rows, lua_outputs
 
 LUA = shutil.which("lua5.1")
 pytestmark = pytest.mark.skipif(LUA is None, reason="the lua5.1 interpreter is not installed "
                                                     "(apt-get install lua5.1; .ci/run installs it)")
 KINDS = ["prdt_binary", "prdt_multiclass", "prdt_regressor", "pram_binary", "pram_multiclass", "pram_regressor"]
 TOLERANCE = 1e-6
-
-_RUNNER = """\
-local model = dofile(arg[1])
-local rows = dofile(arg[2])
-local function show(v)
-  if type(v) == "number" then return string.format("%.17g", v) end
-  return tostring(v)
-end
-for _, x in ipairs(rows) do
-  local out = {show(model.predict(x))}
-  if model.leaf then out[#out + 1] = show(model.leaf(x)) end
-  if model.decision_function then
-    local s = model.decision_function(x)
-    if type(s) == "table" then for _, v in ipairs(s) do out[#out + 1] = show(v) end
-    else out[#out + 1] = show(s) end
-  end
-  if model.predict_proba then for _, p in ipairs(model.predict_proba(x)) do out[#out + 1] = show(p) end end
-  io.write(table.concat(out, "\\t"), "\\n")
-end
-"""
-
-
-def _lua_value(v) -> str:
-    if isinstance(v, str):
-        return lua_string(v)
-    if v != v:
-        return "0/0"
-    if np.isinf(v):
-        return "math.huge" if v > 0 else "-math.huge"
-    return repr(float(v))
-
-
-def lua_outputs(source: str, rows, tmp_path) -> list[list[str]]:
-    """Run the module on ``rows`` (lists of numbers or strings); one list of output fields per row."""
-    (tmp_path / "model.lua").write_text(source)
-    (tmp_path / "rows.lua").write_text(
-        "return {\n" + ",\n".join("{" + ", ".join(_lua_value(v) for v in row) + "}" for row in rows) + "\n}\n")
-    (tmp_path / "runner.lua").write_text(_RUNNER)
-    done = subprocess.run([LUA, str(tmp_path / "runner.lua"), str(tmp_path / "model.lua"), str(tmp_path / "rows.lua")],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    return [line.split("\t") for line in done.stdout.splitlines()]
-
 
 @pytest.fixture(scope="module")
 def cases(models):
