@@ -152,12 +152,7 @@ WORKLOAD_INPUTS = "by_user"
 
 
 def workload_data(jobs: pd.DataFrame, settings: Settings, inputs: str = WORKLOAD_INPUTS):
-    """The workload study's data of one log: the last calendar month held out, free-text names bucketed.
-
-    ``inputs`` (a key of :data:`INPUT_SETS`) says what every model reads besides Helios' features: the log's
-    submit-time requests (:func:`submit_time_columns` of the training jobs, e.g. SWF's requested run time),
-    the user's typical and last duration, how much of their requests the user's jobs use
-    (:func:`workload.workload_dataset`).
+    """The workload study's data of one log: the last calendar month held out (:func:`workload_data_at`).
 
     Returns ``(jobs, data, name_mode, requested_columns, boundary)``; ``jobs`` carries the name buckets.
 
@@ -168,6 +163,27 @@ def workload_data(jobs: pd.DataFrame, settings: Settings, inputs: str = WORKLOAD
     boundary = last_month_start(jobs)
     if min(map(len, time_split(jobs, boundary))) < 2 * settings.n_windows:  # a short prefix (quick runs)
         boundary = float(jobs["submit_time"].quantile(0.7))
+    return (*workload_data_at(jobs, boundary, inputs=inputs, max_train_jobs=settings.max_train_jobs), boundary)
+
+
+def workload_data_at(jobs: pd.DataFrame, boundary, *, inputs: str = WORKLOAD_INPUTS, max_train_jobs: int | None = None):
+    """The Workload Estimate Model's data as the case study builds it, split at ``boundary``: free-text names
+    bucketed, ids as categories, the rolling estimate matching names exactly (the Slurm replay uses it too).
+
+    ``inputs`` (a key of :data:`INPUT_SETS`) says what every model reads besides Helios' features: the log's
+    submit-time requests (:func:`submit_time_columns` of the training jobs, e.g. SWF's requested run time),
+    the user's typical and last duration, how much of their requests the user's jobs use
+    (:func:`workload.workload_dataset`). ``max_train_jobs``: the latest training jobs kept (history features
+    still see every job).
+
+    Returns ``(jobs, data, name_mode, requested_columns)``; ``jobs`` carries the name buckets.
+
+    Example
+    -------
+    >>> jobs, data, name_mode, requested = workload_data_at(jobs, window_start)  # doctest: +SKIP
+    """
+    if inputs not in INPUT_SETS:
+        raise ValueError(f"unknown input set {inputs!r}; choose from {list(INPUT_SETS)}")
     name_mode = workload.default_name_mode(jobs)
     if name_mode == "cluster":
         # free-text names: one bucket label per name, so the rolling estimate, the model and the
@@ -176,16 +192,14 @@ def workload_data(jobs: pd.DataFrame, settings: Settings, inputs: str = WORKLOAD
         buckets = workload.NameClusterer().fit(train_names).transform(jobs["name"])
         jobs = jobs.assign(name=np.where(buckets < 0, "", pd.Series(buckets).map("b{}".format)))
         name_mode = "exact"
-    if inputs not in INPUT_SETS:
-        raise ValueError(f"unknown input set {inputs!r}; choose from {list(INPUT_SETS)}")
     requested, user_typical, user_requests = INPUT_SETS[inputs]
     columns = submit_time_columns(time_split(jobs, boundary)[0]) if requested else ()
     data = workload.workload_dataset(jobs, boundary, name_mode=name_mode,
                                      estimator=workload.RollingEstimator(similarity_threshold=1.0),
-                                     id_encoding="categorical", max_train_jobs=settings.max_train_jobs,
+                                     id_encoding="categorical", max_train_jobs=max_train_jobs,
                                      extra_features=columns, user_typical=user_typical,
                                      user_requests=user_requests)
-    return jobs, data, name_mode, columns, boundary
+    return jobs, data, name_mode, columns
 
 
 def better_primo(spearman: dict) -> float:
