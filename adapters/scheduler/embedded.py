@@ -43,6 +43,35 @@ def _history_key(job) -> dict:
             "gpu_num": int(job_value(job, "gpu_num"))}
 
 
+ID_COLUMNS = ("user", "vc", "name")
+
+
+def id_inputs(tables, features: list[str]) -> dict[str, str]:
+    """How a workload model's tables read each id column among its ``features``: ``"text"`` (a text category, its
+    code in the model's vocabulary), ``"number"`` (a category whose values are all numbers, e.g. SWF user ids in a
+    PrAM: the id read as a number), or ``"code"`` (an ordinal code of the training vocabulary, as
+    :func:`adapters.scheduler.workload.workload_dataset` encodes ids with ``id_encoding="ordinal"``).
+
+    Example
+    -------
+    >>> id_inputs(model_tables(model), model.feature_names_)  # doctest: +SKIP
+    {'user': 'number', 'vc': 'text'}
+    """
+    vocabularies = getattr(tables, "vocabularies", {})
+    numeric_categories = {b.feature for b in getattr(tables, "binnings", ()) if b.is_categorical}
+    return {key: "text" if features.index(key) in vocabularies else
+            "number" if features.index(key) in numeric_categories else "code"
+            for key in ID_COLUMNS if key in features}
+
+
+def _as_number(value: str) -> float:
+    """An id read as a number; one that is not a number is an unseen category (no category is infinite)."""
+    try:
+        return float(value)
+    except ValueError:
+        return np.inf
+
+
 def _optional(job, key):
     """An attribute a job may not carry (e.g. ``req_time``), None when it does not."""
     return job.get(key) if isinstance(job, dict) else getattr(job, key, None)
@@ -57,6 +86,7 @@ class EmbeddedScheduler:
     codes : ``{"user": [...], "vc": [...], "name": [...]}`` training vocabularies (code = position,
         unseen = -1, or missing for a PrDT), as :func:`adapters.scheduler.workload.workload_dataset` encodes them;
         for a model trained on category columns, its own vocabularies (``model_tables(model).vocabularies``).
+        An id the model reads as a numeric category (:func:`id_inputs`) is passed as the number itself.
     epoch : the trace's time 0 (calendar features of ``submit_time``).
     packing_model : fitted PrDT on :data:`adapters.scheduler.packing.FEATURES` (or None).
     throughput_model : fitted log1p Throughput Predict Model (or None).
@@ -91,7 +121,8 @@ class EmbeddedScheduler:
         # unseen bin, or the code workload_dataset gives unseen ordinal ids)
         categorical = {self.features[j] for j in getattr(self._tables, "vocabularies", {})}
         self._unseen = {key: np.nan if isinstance(self._tables, TreeTables) and key in categorical else -1
-                        for key in ("user", "vc", "name")}
+                        for key in ID_COLUMNS}
+        self._numbers = {key for key, kind in id_inputs(self._tables, self.features).items() if kind == "number"}
         self.epoch = pd.Timestamp(epoch)
         # datetime arithmetic in UTC then back to the zone: exact like pandas, ~20x cheaper per job
         self._epoch_utc = (self.epoch.tz_convert("UTC") if self.epoch.tzinfo else self.epoch).to_pydatetime()
@@ -126,10 +157,10 @@ class EmbeddedScheduler:
         if self.epoch.tzinfo is not None:
             stamp = stamp.astimezone(self.epoch.tzinfo)
         record = {**_history_key(job), "req_time": _optional(job, "req_time")}
+        ids = {"user": record["user"], "vc": str(job_value(job, "vc")), "name": record["name"]}
         values = {
-            "user": self._codes.get("user", {}).get(record["user"], self._unseen["user"]),
-            "vc": self._codes.get("vc", {}).get(str(job_value(job, "vc")), self._unseen["vc"]),
-            "name": self._codes.get("name", {}).get(record["name"], self._unseen["name"]),
+            **{key: _as_number(value) if key in self._numbers else self._codes.get(key, {}).get(value, self._unseen[key])
+               for key, value in ids.items()},
             "gpu_num": float(record["gpu_num"]), "cpu_num": float(job_value(job, "cpu_num")),
             "hour": stamp.hour, "day_of_week": stamp.weekday(),
             "user_recent_submits": self._recent_submits(job),

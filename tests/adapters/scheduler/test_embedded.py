@@ -7,13 +7,15 @@ from adapters.scheduler import packing, throughput, workload
 from adapters.scheduler.embedded import (
     EmbeddedScheduler,
     JobQueue,
+    id_inputs,
     next_bin_features,
     training_codes,
 )
 from adapters.scheduler.jobs import load_swf
 from adapters.scheduler.simulator import QSSFPolicy, Simulator, ThroughputHistory
 from adapters.scheduler.simulator.run_policies import min_nodes
-from primo import PrAMRegressor, PrDTClassifier
+from primo import PrAMRegressor, PrDTClassifier, PrDTRegressor
+from primo.export import model_tables
 
 
 def test_next_bin_features_match_the_training_features(data_dir):
@@ -56,6 +58,33 @@ def test_embedded_rows_reproduce_the_offline_features(nasa):
     many = sched.estimate_many(queue)
     np.testing.assert_allclose(many, [sched.estimate(j) for j in queue], rtol=1e-9)
     assert sched.priority(queue[0]) == pytest.approx(queue[0]["gpu_num"] * many[0])
+
+
+@pytest.mark.parametrize("family", ["pram", "prdt"])
+def test_category_ids_are_read_as_the_model_reads_them(nasa, family):
+    """Ids as pandas categories (the case study's encoding). NASA's user ids are numbers as text: a PrAM reads
+    such a category as the number itself, a PrDT by its code in the model's vocabulary; users the model never
+    saw are missing in the data and unseen in the scheduler, which a PrAM and a PrDT score alike."""
+    jobs, boundary, _, _ = nasa
+    data = workload.workload_dataset(jobs, boundary, name_mode="exact", id_encoding="categorical",
+                                     estimator=workload.RollingEstimator(similarity_threshold=1.0))
+    model = (PrAMRegressor(max_rounds=40, outer_bags=1, interactions=2, n_jobs=1, random_state=0) if family == "pram"
+             else PrDTRegressor(min_samples_leaf=5, random_state=0)).fit(data.X_train, np.log1p(data.y_train))
+    tables = model_tables(model)
+    kinds = id_inputs(tables, model.feature_names_)
+    assert kinds["user"] == ("number" if family == "pram" else "text")
+    codes = {model.feature_names_[j]: list(v) for j, v in tables.vocabularies.items()}
+    sched = EmbeddedScheduler(model, codes, jobs.attrs["epoch"])
+    ends, pending, estimates = workload.job_end_times(jobs), [], []
+    for i, job in enumerate(jobs.to_dict("records")):
+        for j in sorted((p for p in pending if ends[p] <= job["submit_time"]), key=lambda p: (ends[p], p)):
+            sched.observe(jobs.iloc[j].to_dict())
+            pending.remove(j)
+        estimates.append(np.log1p(sched.duration(job)))
+        pending.append(i)
+    assert data.X_test["user"].isna().any()  # unseen users
+    test = jobs.index.get_indexer(data.X_test.index)
+    np.testing.assert_allclose(np.array(estimates)[test], np.clip(model.predict(data.X_test), 0.0, None), rtol=1e-9)
 
 
 def test_sharing_score_and_forecast(data_dir, nasa):
