@@ -536,10 +536,11 @@ def workload_dataset(jobs: pd.DataFrame, boundary, *, name_mode: str = "auto",
         ``user_last_duration`` (the user's most recently finished job). Helios' history features are
         arithmetic means, which a few very long jobs dominate; on logs without application ids the rolling
         estimate is such a mean, and these two say what the user's jobs typically and lately take. Off by
-        default because the Slurm plugin (``adapters/scheduler/slurm/job_submit.lua``) does not compute them.
+        default (Helios' features); the case study turns it on, and the Slurm plugin
+        (``adapters/scheduler/slurm/job_submit.lua``) computes them too.
     user_requests : with ``req_time`` among ``extra_features``, add ``user_request_ratio`` (how much of a
         request the user's finished jobs used, log) and ``request_estimate`` (the job's request scaled by
-        that ratio, log1p): users read a request field differently. Off by default (Slurm plugin, as above).
+        that ratio, log1p): users read a request field differently. Off by default (as above).
 
     Example
     -------

@@ -2,19 +2,22 @@
 --
 -- Written by `primo casestudy scheduler --slurm-setup DIR` (adapters/scheduler/slurm/plugin.py) next to
 -- two generated files: primo_workload_model.lua (the model, `primo export --format lua`) and
--- primo_context.lua (training vocabularies, lambda, the clip of the model's log1p output, the rolling
--- history known when the plugin was written, the time scale).
+-- primo_context.lua (the model's features, how it reads each id, vocabularies of ordinal ids, the input it
+-- corrects, lambda, the clip of the log1p estimate, the rolling history known when the plugin was written,
+-- the time scale).
 --
 -- For every submission: priority = gpus * (lambda * P_R + (1 - lambda) * P_M), in GPU-seconds, where P_M
 -- is the model's duration estimate and P_R the rolling estimate of the user's earlier jobs (Helios SC'21,
 -- Algorithm 1); the job's nice becomes floor(nice_scale * log1p(priority)), so a shorter expected GPU time
 -- runs first (priority/multifactor: priority = base - nice). Through Lua, nice carries Slurm's 2^31 offset
 -- (slurm.NICE_OFFSET + nice); `squeue -o %y` shows the nice without it. The rolling history learns only from jobs
--- Slurm recorded as COMPLETED in its jobcomp/filetxt file, read incrementally at each submission.
+-- Slurm recorded as COMPLETED in its jobcomp/filetxt file, read incrementally at each submission, with their
+-- requested run times (TimeLimit=, or in a replay the trace's request in job_runtimes.txt).
 -- Nothing here can block a submission: any error is logged and the job keeps the default priority.
 
 local HERE = (debug.getinfo(1, "S").source:match("^@(.*/)[^/]*$")) or "./"
 local NAN = 0 / 0
+local NO_VAL = 4294967294  -- Slurm's unset time limit (minutes); INFINITE (unlimited) is NO_VAL + 1
 local state, load_error = nil, nil
 
 local function log1p(x)  -- accurate for small x (Lua 5.1 has no log1p)
@@ -28,6 +31,12 @@ local function expm1(y)
   if u == 1 then return y end
   if u - 1 == -1 then return -1 end
   return (u - 1) * y / math.log(u)
+end
+
+-- A requested run time in seconds, or nil for none (as workload.RollingEstimator reads req_time).
+local function positive(x)
+  if x ~= nil and x == x and x > 0 and x < math.huge then return x end
+  return nil
 end
 
 local function path_of(name)
@@ -51,14 +60,18 @@ end
 
 local function new_rolling(settings)
   return {settings = settings, all = {total = 0, count = 0}, by_gpu = {}, by_user = {}, by_user_gpu = {},
-          history = {}}
+          log_by_user = {}, last_by_user = {}, request_by_user = {}, history = {}}
 end
 
-local function rolling_update(r, user, name, gpus, duration)
+-- request: the job's requested run time in seconds, or nil
+local function rolling_update(r, user, name, gpus, duration, request)
   add(r.all, duration)
   add(counter(r.by_gpu, gpus), duration)
   add(counter(r.by_user, user), duration)
   add(counter(r.by_user_gpu, user .. "\0" .. gpus), duration)
+  add(counter(r.log_by_user, user), log1p(duration))  -- the user's typical job, not the mean
+  r.last_by_user[user] = duration
+  if request ~= nil then add(counter(r.request_by_user, user), log1p(duration) - log1p(request)) end
   if name ~= "" then
     local names = r.history[user]
     if names == nil then names = {}; r.history[user] = names end
@@ -69,8 +82,9 @@ local function rolling_update(r, user, name, gpus, duration)
   end
 end
 
--- The rolling features of adapters.scheduler.workload.RollingEstimator (exact-name matching).
-local function rolling_features(r, user, name, gpus)
+-- The rolling features of adapters.scheduler.workload.RollingEstimator (exact-name matching); request: the
+-- job's requested run time in seconds, or nil.
+local function rolling_features(r, user, name, gpus, request)
   local by_user = r.by_user[user]
   local matched = {}
   local estimate, case
@@ -95,6 +109,7 @@ local function rolling_features(r, user, name, gpus)
     end
   end
   if estimate ~= estimate then estimate = r.settings.default_duration end
+  local ratio = r.request_by_user[user]
   return {
     rolling_estimate = estimate, rolling_case = case,
     user_finished = by_user and by_user.count or 0,
@@ -103,6 +118,10 @@ local function rolling_features(r, user, name, gpus)
     name_finished = #matched,
     name_last_duration = matched[1] or NAN,
     gpu_mean_duration = mean(r.by_gpu[gpus]),
+    user_log_mean_duration = mean(r.log_by_user[user]),
+    user_last_duration = r.last_by_user[user] or NAN,
+    user_request_ratio = mean(ratio),
+    request_estimate = (ratio ~= nil and request ~= nil) and log1p(request) + mean(ratio) or NAN,
   }
 end
 
@@ -143,13 +162,15 @@ end
 local function learn_completed()
   local ctx = state.ctx
   if ctx.runtime_file then
-    -- replay: each job's own sub-second run time (Slurm records whole seconds) and, when it ran on
-    -- whole nodes (--exclusive, so ProcCnt counts every CPU), the GPUs it asked for
+    -- replay: each job's own sub-second run time (Slurm records whole seconds), the GPUs it asked for
+    -- (when it ran on whole nodes, --exclusive, ProcCnt counts every CPU) and the trace's request ("-": none)
     local lines
     lines, state.runtime_offset = new_lines(path_of(ctx.runtime_file), state.runtime_offset)
     for _, line in ipairs(lines) do
-      local id, t0, t1, gpus = line:match("^(%d+) ([%d%.]+) ([%d%.]+) ?(%d*)")
-      if id ~= nil then state.runtimes[id] = {tonumber(t1) - tonumber(t0), tonumber(gpus)} end
+      local id, t0, t1, gpus, request = line:match("^(%d+) ([%d%.]+) ([%d%.]+) ?(%d*) ?(%S*)")
+      if id ~= nil then
+        state.runtimes[id] = {tonumber(t1) - tonumber(t0), tonumber(gpus), positive(tonumber(request))}
+      end
     end
   end
   local lines
@@ -170,7 +191,9 @@ local function learn_completed()
       if id ~= nil and procs ~= nil and runtime ~= nil then
         local user, job_name = identity(name, owner)
         local gpus = own[2] or math.ceil(procs / ctx.cpus_per_gpu)
-        rolling_update(state.rolling, user, job_name, gpus, runtime * ctx.time_scale)
+        local request = own[3]  -- replay: the trace's; a live cluster: TimeLimit= minutes (or UNLIMITED)
+        if not ctx.replay then request = positive((tonumber(line:match(" TimeLimit=(%S+) ")) or 0) * 60) end
+        rolling_update(state.rolling, user, job_name, gpus, runtime * ctx.time_scale, request)
       end
     end
   end
@@ -187,7 +210,7 @@ local function load()
     error("primo_context.lua does not return the plugin context")
   end
   local rolling = new_rolling(ctx.rolling)
-  for _, job in ipairs(ctx.seed) do rolling_update(rolling, job[1], job[2], job[3], job[4]) end
+  for _, job in ipairs(ctx.seed) do rolling_update(rolling, job[1], job[2], job[3], job[4], positive(job[5])) end
   state = {model = model, ctx = ctx, rolling = rolling, recent = {}, runtimes = {},
            jobcomp_offset = 0, runtime_offset = 0}
 end
@@ -210,6 +233,15 @@ end
 local function count(value)  -- Slurm marks unset counts with NO_VAL/NO_VAL16
   if value == nil or value >= 65534 then return 1 end
   return value
+end
+
+-- The job's requested run time in seconds, or nil: in a replay the trace's (comment req=, in trace seconds),
+-- on a live cluster its --time (minutes; NO_VAL: none given, INFINITE: unlimited).
+local function requested(ctx, job_desc, opts)
+  if ctx.replay then return positive(tonumber(opts.req)) end
+  local limit = job_desc.time_limit
+  if limit == nil or limit >= NO_VAL then return nil end
+  return positive(limit * 60)
 end
 
 local function local_clock(ctx, t)
@@ -236,13 +268,21 @@ local function qssf(job_desc)
   while #window > 0 and window[1] < now - ctx.recent_window do table.remove(window, 1) end
   local recent = #window
   window[#window + 1] = now
-  local values = rolling_features(state.rolling, user, name, gpus)
+  local request = requested(ctx, job_desc, opts)
+  local values = rolling_features(state.rolling, user, name, gpus, request)
   local p_r = values.rolling_estimate
   for key in pairs(ctx.log_features) do values[key] = log1p(values[key]) end
-  local codes = ctx.codes
-  values.user = codes.user[user] or -1
-  values.name = codes.name[name] or -1
-  values.vc = codes.vc[opts.vc or job_desc.partition or "default"] or -1
+  -- ids as the model reads them (embedded.id_inputs): a text category as the string (its export maps it,
+  -- unseen ones too), a numeric category as the number (not a number: unseen), else the ordinal code of the
+  -- training vocabulary (-1: unseen)
+  local ids = {user = user, name = name, vc = opts.vc or job_desc.partition or "default"}
+  for key, id in pairs(ids) do
+    local kind = ctx.id_inputs[key]
+    if kind == "text" then values[key] = id
+    elseif kind == "number" then values[key] = tonumber(id) or math.huge
+    else values[key] = ctx.codes[key][id] or -1 end
+  end
+  values.req_time = request or NAN
   values.gpu_num = gpus
   values.cpu_num = tonumber(opts.cpus) or gpus
   values.hour, values.day_of_week = local_clock(ctx, t)
@@ -253,7 +293,9 @@ local function qssf(job_desc)
     if v == nil then error("no value for model feature " .. feature) end
     row[i] = v
   end
-  local log_pred = math.min(math.max(state.model.predict(row), ctx.log_range[1]), ctx.log_range[2])
+  local log_pred = state.model.predict(row)
+  if ctx.offset ~= nil then log_pred = log_pred + row[ctx.offset] end  -- a model of the correction to that input
+  log_pred = math.min(math.max(log_pred, ctx.log_range[1]), ctx.log_range[2])
   local p_m = expm1(log_pred)
   local priority = gpus * (ctx.lam * p_r + (1 - ctx.lam) * p_m)
   local nice = math.min(math.floor(ctx.nice_scale * log1p(math.max(priority, 0))), ctx.max_nice)

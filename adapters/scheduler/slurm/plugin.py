@@ -5,15 +5,22 @@ Three files go next to ``slurm.conf`` (:func:`plugin_files`):
 - ``job_submit.lua``: the plugin (the template in this folder, unchanged);
 - ``primo_workload_model.lua``: the model, :func:`primo.export.to_lua`;
 - ``primo_context.lua``: what the plugin needs besides the model, as a Lua table: the model's feature
-  order, the training vocabularies of user, vc and name (code = position, unseen = -1, as
-  :func:`adapters.scheduler.workload.workload_dataset` encodes them), λ, the clip of the model's
-  log1p output, the rolling history of the jobs known to have finished (``seed``), the time scale
-  (trace seconds per Slurm second: 1 on a real cluster), and the local-time offsets of the trace's
-  time zone (calendar features).
+  order, how it reads each id (:func:`adapters.scheduler.embedded.id_inputs`: a text category is
+  passed as a string, which the export maps, unseen ones as every export does; a numeric category
+  as the number; an ordinal code through the training vocabulary, code = position, unseen = -1, as
+  :func:`adapters.scheduler.workload.workload_dataset` encodes them), the input whose correction
+  the model predicts (``metadata_["offset_feature"]``, added back before the clip), λ, the clip of
+  the log1p duration, the rolling history of the jobs known to have finished (``seed``, with their
+  requested run times), the time scale (trace seconds per Slurm second: 1 on a real cluster), and
+  the local-time offsets of the trace's time zone (calendar features).
 
-The plugin computes exactly what :class:`adapters.scheduler.embedded.EmbeddedScheduler` computes for
-the same history (``tests/adapters/scheduler/slurm`` checks it under ``lua5.1``), turns the QSSF priority
-into a ``nice`` with :func:`nice_value`, and never blocks a submission.
+The plugin computes every feature :class:`adapters.scheduler.embedded.EmbeddedScheduler` computes for
+the same history, the requested run time and the per-user history features included
+(``tests/adapters/scheduler/slurm`` checks it under ``lua5.1``), turns the QSSF priority into a ``nice``
+with :func:`nice_value`, and never blocks a submission. A job's request is its ``--time`` at submission
+and the ``TimeLimit=`` of its completion record on a live cluster; in a replay (where a time limit
+would kill jobs) the trace's request travels in the comment (:func:`replay_comment`) and in the job's
+line of ``job_runtimes.txt``.
 
 Example
 -------
@@ -30,8 +37,9 @@ import numpy as np
 import pandas as pd
 
 from adapters.scheduler import workload
+from adapters.scheduler.embedded import ID_COLUMNS, id_inputs
 from adapters.scheduler.slurm.cluster import PRIORITY_BASE
-from primo.export import to_lua
+from primo.export import model_tables, to_lua
 from primo.export.codegen import float_literal, lua_string
 
 NICE_SCALE = 1_000_000
@@ -99,11 +107,45 @@ def _vocabulary(values) -> str:
     return "{" + ", ".join(f"[{lua_string(v)}] = {i}" for i, v in enumerate(values)) + "}"
 
 
+def _request(value) -> float:
+    """A requested run time as the history keeps it: NaN for none."""
+    return math.nan if value is None or pd.isna(value) else float(value)
+
+
+def request_field(value) -> str:
+    """A replayed job's requested run time (trace seconds) as its comment and its ``job_runtimes.txt`` line
+    carry it: the exact float, or ``-`` for none.
+
+    Example
+    -------
+    >>> request_field(3600.0), request_field(float("nan"))
+    ('3600.0', '-')
+    """
+    request = _request(value)
+    return "-" if math.isnan(request) else repr(request)
+
+
 def _seed(seed: pd.DataFrame) -> str:
-    rows = [f"{{{lua_string(u)}, {lua_string(n)}, {int(g)}, {_number(d)}}}"
-            for u, n, g, d in seed[["user", "name", "gpu_num", "duration"]].itertuples(index=False)]
+    requests = seed["req_time"] if "req_time" in seed else pd.Series(math.nan, index=seed.index)
+    rows = [f"{{{lua_string(u)}, {lua_string(n)}, {int(g)}, {_number(d)}, {_number(_request(r))}}}"
+            for (u, n, g, d), r in zip(seed[["user", "name", "gpu_num", "duration"]].itertuples(index=False),
+                                       requests)]
     chunks = [rows[i:i + _SEED_CHUNK] for i in range(0, len(rows), _SEED_CHUNK)] or [[]]
     return "join({" + ",\n".join("(function() return {\n" + ",\n".join(c) + "\n} end)()" for c in chunks) + "})"
+
+
+def replay_comment(job) -> str:
+    """The comment of a replayed job: what the plugin reads from the trace instead of the live cluster (its
+    submit time, queue, processors and, when it made one, its requested run time in trace seconds).
+
+    Example
+    -------
+    >>> replay_comment({"submit_time": 60.0, "vc": "q", "cpu_num": 8, "req_time": 3600.0})
+    't=60.0;vc=q;cpus=8;req=3600.0'
+    """
+    text = f"t={float(job['submit_time'])!r};vc={job['vc']};cpus={int(job['cpu_num'])}"
+    request = request_field(job.get("req_time"))
+    return text if request == "-" else f"{text};req={request}"
 
 
 def context_source(model, *, codes: dict, log_range, seed: pd.DataFrame, epoch, lam: float = 0.5,
@@ -119,6 +161,12 @@ def context_source(model, *, codes: dict, log_range, seed: pd.DataFrame, epoch, 
     epoch = pd.Timestamp(epoch)
     offsets = utc_offsets(epoch, *time_range)
     features = list(model.feature_names_)
+    # how the model reads each id: a text category goes in as a string (its export maps it), a numeric
+    # category as the number, an ordinal code through the training vocabulary (EmbeddedScheduler's rule)
+    kinds = id_inputs(model_tables(model), features)
+    offset = getattr(model, "metadata_", {}).get("offset_feature")
+    if offset is not None and offset not in features:
+        raise ValueError(f"the model's offset feature {offset!r} is not one of its features")
     lines = [
         "-- primo_context.lua: generated by adapters/scheduler/slurm/plugin.py for job_submit.lua",
         "local function join(parts)",
@@ -128,10 +176,14 @@ def context_source(model, *, codes: dict, log_range, seed: pd.DataFrame, epoch, 
         "end",
         "return {",
         "  features = {" + ", ".join(lua_string(f) for f in features) + "},",
-        # only the model's own: workload may log-transform history features this plugin does not compute
+        # only the features the model reads (the plugin computes them all; it logs these ones)
         "  log_features = {" + ", ".join(f"[{lua_string(f)}] = true" for f in workload._LOG_FEATURES if f in features)
         + "},",
-        "  codes = {" + ", ".join(f"{key} = {_vocabulary(codes.get(key, []))}" for key in ("user", "vc", "name")) + "},",
+        "  id_inputs = {" + ", ".join(f"{key} = {lua_string(kind)}" for key, kind in kinds.items()) + "},",
+        "  codes = {" + ", ".join(f"{key} = {_vocabulary(codes.get(key, []) if kinds.get(key) == 'code' else [])}"
+                                 for key in ID_COLUMNS) + "},",
+        # 1-based position of the input the model corrects (its prediction is a log-ratio to it), or nil
+        f"  offset = {features.index(offset) + 1 if offset is not None else 'nil'},",
         f"  lam = {_number(lam)},",
         f"  log_range = {{{_number(log_range[0])}, {_number(log_range[1])}}},",
         f"  nice_scale = {NICE_SCALE}, max_nice = {PRIORITY_BASE - 1},",
@@ -155,15 +207,18 @@ def plugin_files(model, *, codes: dict, log_range, seed: pd.DataFrame, epoch, **
 
     Parameters
     ----------
-    model : the Workload Estimate Model (PrAM on log1p seconds, features of
-        :func:`adapters.scheduler.workload.workload_dataset`).
-    codes : ``{"user": [...], "vc": [...], "name": [...]}`` training vocabularies.
-    log_range : clip of the model's log1p output (the training target range).
-    seed : finished jobs the plugin starts knowing, in finish order (``user, name, gpu_num, duration``).
+    model : the Workload Estimate Model (a PrDT or PrAM on log1p seconds, or on their correction to the
+        ``metadata_["offset_feature"]`` input, as :func:`adapters.scheduler.primo_models.fit_duration_model`
+        fits it; features of :func:`adapters.scheduler.workload.workload_dataset`).
+    codes : ``{"user": [...], "vc": [...], "name": [...]}`` training vocabularies of the ids the model reads
+        as ordinal codes (ids it reads as categories go in as strings or numbers; their codes are the model's).
+    log_range : clip of the log1p duration estimate (the training target range).
+    seed : finished jobs the plugin starts knowing, in finish order (``user, name, gpu_num, duration`` and
+        ``req_time`` when the log records requests).
     epoch : the trace's time 0 (time zone of the calendar features).
     context : :func:`context_source` options: ``lam``, ``estimator``, ``time_scale``, ``replay``
-        (the trace user travels in the job name as ``user:name``, the trace submit time, vc and
-        processor count in the comment as ``t=..;vc=..;cpus=..``), ``time_range`` (trace seconds the
+        (the trace user travels in the job name as ``user:name``, the trace submit time, vc,
+        processor count and request in the comment, :func:`replay_comment`), ``time_range`` (trace seconds the
         replay covers, for the time-zone offsets), ``recent_window``, ``cpus_per_gpu``.
 
     Example
@@ -179,7 +234,8 @@ def plugin_files(model, *, codes: dict, log_range, seed: pd.DataFrame, epoch, **
 
 
 def finished_before(jobs: pd.DataFrame, time: float) -> pd.DataFrame:
-    """Jobs of ``jobs`` that ended at or before ``time``, in finish order (the history a scheduler has then).
+    """Jobs of ``jobs`` that ended at or before ``time``, in finish order (the history a scheduler has then),
+    with their requested run times when the log records them.
 
     Example
     -------
@@ -188,4 +244,5 @@ def finished_before(jobs: pd.DataFrame, time: float) -> pd.DataFrame:
     ends = workload.job_end_times(jobs)
     order = np.argsort(ends, kind="stable")
     done = jobs.iloc[order]
-    return done[ends[order] <= time][["user", "name", "gpu_num", "duration"]]
+    columns = ["user", "name", "gpu_num", "duration", *(["req_time"] if "req_time" in jobs else [])]
+    return done[ends[order] <= time][columns]

@@ -10,9 +10,14 @@ For each log:
    the cluster's one partition. :func:`survey` profiles every known log's window before anything runs,
    and :func:`measurable` says which are long against Slurm's scheduling pass (the default replays NASA,
    KTH and those).
-2. **Model**: the Workload Estimate Model (PrAM on log1p duration, monotone in ``gpu_num``; features of
-   :func:`adapters.scheduler.workload.workload_dataset`) trained on the jobs before the window; the
-   rolling QSSF history starts with the jobs that finished before the window.
+2. **Model**: the case study's Workload Estimate Model
+   (:func:`adapters.scheduler.primo_models.fit_duration_model`: a PrDT or PrAM chosen by
+   :class:`primo.PrimoRegressor` on validated rank correlation, predicting the correction
+   ``log1p(duration) − log1p(rolling estimate)``; ids as categories; the case study's input set
+   :data:`adapters.scheduler.casestudy.WORKLOAD_INPUTS`: Helios' features, the log's requested run time,
+   the user's typical and last duration and how much of their requests they use; data of
+   :func:`adapters.scheduler.casestudy.workload_data_at`) trained on the latest jobs before the window;
+   the rolling QSSF history starts with every job that finished before the window.
 3. **Slurm**: ``--repeats`` rounds; in each, the three policies run at the same time, each in a fresh
    :class:`~adapters.scheduler.slurm.cluster.SlurmCluster` (the load average is recorded); every
    job is submitted at its submit time divided by the time scale, as the trace's user and name, with
@@ -52,9 +57,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from adapters.scheduler import primo_models, workload
+from adapters.scheduler import casestudy, primo_models, workload
 from adapters.scheduler.embedded import EmbeddedScheduler
-from adapters.scheduler.jobs import load_swf
+from adapters.scheduler.jobs import load_swf, submit_time_columns, time_split
 from adapters.scheduler.simulator import FIFOPolicy, QSSFPolicy, Simulator, SJFPolicy
 from adapters.scheduler.simulator.cluster import GPUS_PER_NODE
 from adapters.scheduler.slurm import plugin
@@ -90,13 +95,14 @@ _STARTING = threading.Lock()
 """Held while a Slurm starts: replays running at once must not pick the same free ports."""
 PROCS_PER_GPU = 8
 JOB_SCRIPT = """#!/bin/bash
-# sleeps the job's scaled duration; records its own sub-second start and end (Slurm keeps whole seconds)
-# and its GPU count (a whole-node job's completion record counts every CPU of its nodes)
+# sleeps the job's scaled duration; records its own sub-second start and end (Slurm keeps whole seconds),
+# its GPU count (a whole-node job's completion record counts every CPU of its nodes) and the trace's
+# requested run time ("-": none; a real --time would kill the compressed job), for the plugin's history
 export LC_ALL=C
 t0=$EPOCHREALTIME
 sleep "$1"
 t1=$EPOCHREALTIME
-echo "$SLURM_JOB_ID $t0 $t1 $3" >> "$2"
+echo "$SLURM_JOB_ID $t0 $t1 $3 $4" >> "$2"
 """
 
 
@@ -117,6 +123,8 @@ class ReplaySettings:
     lam: float = 0.5
     budget: primo_models.Budget = field(default_factory=lambda: primo_models.Budget(n_trials=6, max_rounds=300,
                                                                                      outer_bags=1))
+    duration_trials: int = casestudy.FULL.duration_trials      # PrimoRegressor's trials (the case study's)
+    max_train_jobs: int | None = casestudy.FULL.max_train_jobs  # latest earlier jobs the model learns from
     drain_timeout: float = 600.0        # wall seconds to wait for the last jobs after the last submission
     bootstrap: int = 2000
     seed: int = 0
@@ -125,7 +133,7 @@ class ReplaySettings:
 
 QUICK = ReplaySettings(n_jobs=30, replay_seconds=15.0,
                        budget=primo_models.Budget(n_trials=2, max_rounds=60, outer_bags=1), bootstrap=200,
-                       repeats=2)
+                       repeats=2, duration_trials=2, max_train_jobs=2000)
 
 
 # ---------------------------------------------------------------- window and model
@@ -219,9 +227,9 @@ class Prepared:
 
     log: str
     jobs: pd.DataFrame          # the window (job-table schema), submit order
-    train: pd.DataFrame         # jobs before the window
-    model: object               # monotone Workload Estimate Model (log1p seconds)
-    codes: dict
+    train: pd.DataFrame         # the jobs the model learned from (the latest before the window)
+    model: object               # the case study's Workload Estimate Model (fit_duration_model: PrDT or PrAM)
+    codes: dict                 # its id vocabularies (casestudy.model_codes)
     log_range: tuple[float, float]
     seed: pd.DataFrame          # finished before the window, finish order
     offered_load: float
@@ -229,6 +237,9 @@ class Prepared:
     model_metrics: dict
     fit_seconds: float
     name_mode: str
+    model_summary: dict = field(default_factory=dict)  # family, size, inputs, selection report
+    n_before: int = 0           # jobs submitted before the window
+    data: workload.WorkloadData | None = None  # the model's features: training jobs, and the window's
 
 
 def prepare(jobs: pd.DataFrame, log: str, settings: ReplaySettings) -> Prepared:
@@ -244,21 +255,29 @@ def prepare(jobs: pd.DataFrame, log: str, settings: ReplaySettings) -> Prepared:
     boundary = float(jobs["submit_time"].iloc[start])
     upto = jobs.iloc[:start + settings.n_jobs].copy()
     upto.attrs = dict(jobs.attrs)
-    name_mode = "exact" if (upto["name"] != "").mean() > 0.5 else "none"
-    data = workload.workload_dataset(upto, boundary, name_mode=name_mode,
-                                     estimator=workload.RollingEstimator(similarity_threshold=1.0))
-    _, model, fit_seconds = primo_models.fit_workload_model(data, settings.budget)
+    upto, data, name_mode, requested = casestudy.workload_data_at(upto, boundary,
+                                                                  max_train_jobs=settings.max_train_jobs)
+    model, fit_seconds, summary = _fit(data, settings, requested)
     log_range = (float(np.log1p(data.y_train).min()), float(np.log1p(data.y_train).max()))
     window = upto.loc[data.X_test.index].reset_index(drop=True)
     window.attrs = dict(jobs.attrs)
-    train = upto.loc[data.X_train.index]
+    before = time_split(upto, boundary)[0]  # every earlier job, also those the model did not learn from
     return Prepared(
-        log=log, jobs=window, train=train, model=model,
-        codes={key: list(pd.Index(train[key].astype(str).unique())) for key in ("user", "vc", "name")},
-        log_range=log_range, seed=plugin.finished_before(train, boundary), offered_load=offered,
+        log=log, jobs=window, train=upto.loc[data.X_train.index], model=model, codes=casestudy.model_codes(model),
+        log_range=log_range, seed=plugin.finished_before(before, boundary), offered_load=offered,
         time_scale=_time_scale(window, settings),
         model_metrics=primo_models.evaluate_workload_metrics(data, model, log_range, settings.lam),
-        fit_seconds=fit_seconds, name_mode=name_mode)
+        fit_seconds=fit_seconds, name_mode=name_mode, model_summary=summary, n_before=len(before), data=data)
+
+
+def _fit(data: workload.WorkloadData, settings: ReplaySettings, requested) -> tuple[object, float, dict]:
+    """The case study's duration model on ``data``: ``(model, seconds, summary for results.json)``."""
+    model, selection, seconds = primo_models.fit_duration_model(data, settings.duration_trials, settings.budget)
+    summary = {"family": type(model).__name__, "size": float(model.size_), "features": list(model.feature_names_),
+               "offset_feature": model.metadata_.get("offset_feature"), "inputs": casestudy.WORKLOAD_INPUTS,
+               "requested_features": list(requested), "n_train_rows": len(data.y_train),
+               "selection": json.loads(json.dumps(selection, default=float))}
+    return model, seconds, summary
 
 
 def embedded_scheduler(p: Prepared, lam: float) -> EmbeddedScheduler:
@@ -285,21 +304,23 @@ PARTITION = "replay"
 
 class _ReplayEstimator:
     """QSSF estimator of a replay simulation. Every job runs in :data:`PARTITION`, but the model reads the
-    queue the log gave it (``queues[job.idx]``), as the plugin reads it from the job's comment; durations
-    carry ``extra`` seconds of Slurm's launch and release, so it learns the jobs' true run times, as the
-    plugin does from the jobs' own timestamps."""
+    queue the log gave it and its requested run time (``submitted[job.idx]``: ``vc`` and the log's
+    :func:`~adapters.scheduler.jobs.submit_time_columns`), at submission and when it finishes, as the plugin
+    reads them from the job's comment and its runtime-file line; durations carry ``extra`` seconds of
+    Slurm's launch and release, so it learns the jobs' true run times, as the plugin does from the jobs'
+    own timestamps."""
 
-    def __init__(self, inner: EmbeddedScheduler, extra: float, queues: list[str]):
-        self.inner, self.extra, self.queues = inner, extra, queues
+    def __init__(self, inner: EmbeddedScheduler, extra: float, submitted: list[dict]):
+        self.inner, self.extra, self.submitted = inner, extra, submitted
 
     def estimate(self, job) -> float:
-        return self.inner.estimate({"job_id": job.job_id, "user": job.user, "name": job.name,
-                                    "vc": self.queues[job.idx], "gpu_num": job.gpu_num, "cpu_num": job.cpu_num,
-                                    "submit_time": job.submit_time})
+        return self.inner.estimate({"job_id": job.job_id, "user": job.user, "name": job.name, "gpu_num": job.gpu_num,
+                                    "cpu_num": job.cpu_num, "submit_time": job.submit_time,
+                                    **self.submitted[job.idx]})
 
     def observe(self, job) -> None:
         self.inner.observe({"user": job.user, "name": job.name, "gpu_num": job.gpu_num,
-                            "duration": job.duration - self.extra})
+                            "duration": job.duration - self.extra, **self.submitted[job.idx]})
 
 
 def simulate(p: Prepared, policy: str, settings: ReplaySettings, *, mechanics: dict | None = None) -> pd.DataFrame:
@@ -321,10 +342,10 @@ def simulate(p: Prepared, policy: str, settings: ReplaySettings, *, mechanics: d
                            duration=jobs["duration"] + extra)
         options = {"scheduling_interval": mechanics["interval"],
                    "scheduling_times": origin + np.asarray(mechanics["passes"], float)}
-    queues = p.jobs["vc"].astype(str).tolist()
+    submitted = p.jobs[["vc", *submit_time_columns(p.jobs)]].astype({"vc": str}).to_dict("records")
     make = {"fifo": FIFOPolicy, "sjf_oracle": SJFPolicy,
             "qssf_primo": lambda: QSSFPolicy(estimator=_ReplayEstimator(embedded_scheduler(p, settings.lam),
-                                                                        extra, queues))}[policy]
+                                                                        extra, submitted))}[policy]
     table = Simulator(jobs.assign(vc=PARTITION), {PARTITION: settings.nodes}, make(), **options).run().jobs
     start = table["start_time"].to_numpy() + launch
     return pd.DataFrame({"job": np.arange(len(table)), "submit": table["submit_time"].to_numpy() - origin,
@@ -456,16 +477,17 @@ def replay_in_slurm(p: Prepared, policy: str, settings: ReplaySettings, *, files
         runtimes = cluster.path(plugin.RUNTIME_FILE)
         ids, wall_submit = [], []
         origin_wall, origin = time.time(), time.monotonic()
-        for i, job in enumerate(p.jobs.itertuples(index=False)):
+        for i, job in enumerate(p.jobs.to_dict("records")):
             delay = origin + submit[i] - time.monotonic()
             if delay > 0:
                 time.sleep(delay)
-            args = ["-J", f"{job.user}:{job.name}", "--comment", f"t={job.submit_time!r};vc={job.vc};cpus={job.cpu_num}",
-                    "-o", "/dev/null", "-e", "/dev/null", "--chdir", str(cluster.directory), *_request(int(job.gpu_num))]
+            args = ["-J", f"{job['user']}:{job['name']}", "--comment", plugin.replay_comment(job),
+                    "-o", "/dev/null", "-e", "/dev/null", "--chdir", str(cluster.directory), *_request(int(job["gpu_num"]))]
             if policy == "sjf_oracle":
-                args.append(f"--nice={plugin.nice_value(job.duration)}")
+                args.append(f"--nice={plugin.nice_value(job['duration'])}")
             wall_submit.append(time.time())
-            ids.append(cluster.submit(args + [str(script), f"{sleep[i]:.6f}", str(runtimes), str(int(job.gpu_num))]))
+            ids.append(cluster.submit(args + [str(script), f"{sleep[i]:.6f}", str(runtimes), str(int(job["gpu_num"])),
+                                              plugin.request_field(job.get("req_time"))]))
         deadline = time.monotonic() + settings.drain_timeout
         while cluster.queue_length() and time.monotonic() < deadline:
             time.sleep(0.5)
@@ -476,7 +498,7 @@ def replay_in_slurm(p: Prepared, policy: str, settings: ReplaySettings, *, files
         stamps = {}
         if runtimes.exists():
             for line in runtimes.read_text().splitlines():
-                job_id, t0, t1, _ = line.split()
+                job_id, t0, t1 = line.split()[:3]
                 stamps[job_id] = (float(t0), float(t1))
         log = cluster.path("log/slurmctld.log").read_text(errors="replace")
     scheduler = read_scheduler_log(log)
@@ -685,10 +707,11 @@ def run_log(data_dir: Path, log: str, settings: ReplaySettings) -> tuple[dict, p
             for r, rnd in enumerate(rounds) for policy in POLICIES]
     result = {
         "log": log, "source": p.jobs.attrs.get("source"), "n_jobs": len(p.jobs), "n_train_jobs": len(p.train),
-        "seed_jobs": len(p.seed), "offered_load": p.offered_load, "time_scale": scale,
+        "n_earlier_jobs": p.n_before, "seed_jobs": len(p.seed), "offered_load": p.offered_load, "time_scale": scale,
         "window_start": str(p.jobs.attrs["epoch"] + pd.Timedelta(seconds=float(p.jobs["submit_time"].iloc[0]))),
         "window_days": float((p.jobs["submit_time"].iloc[-1] - p.jobs["submit_time"].iloc[0]) / 86400),
-        "name_mode": p.name_mode, "workload_model": p.model_metrics, "fit_s": p.fit_seconds,
+        "name_mode": p.name_mode, "workload_model": p.model_metrics, "duration_model": p.model_summary,
+        "fit_s": p.fit_seconds,
         "queues": {str(k): int(v) for k, v in p.jobs["vc"].value_counts().items()},
         "users": int(p.jobs["user"].nunique()),
         "scaled_duration_quantiles_s": {q: float(p.jobs["duration"].quantile(float(q)) / scale)
@@ -720,7 +743,8 @@ def run(data_dir=None, out="reports/scheduler/slurm", logs=DEFAULT_LOGS, setting
     results = {"settings": {"n_jobs": settings.n_jobs, "replay_seconds": settings.replay_seconds, "load": settings.load,
                             "nodes": settings.nodes, "gpus_per_node": GPUS_PER_NODE, "lam": settings.lam,
                             "budget": settings.budget.__dict__, "procs_per_gpu": PROCS_PER_GPU,
-                            "repeats": settings.repeats},
+                            "repeats": settings.repeats, "duration_trials": settings.duration_trials,
+                            "max_train_jobs": settings.max_train_jobs},
                "logs": [], "survey": survey(data_dir, settings)}
     per_job = []
     for log in logs:
@@ -799,7 +823,7 @@ def render_readme(results: dict, others: dict[str, dict] | None = None) -> str:
         f"{s['nodes']} slurmd daemons on 127.0.0.1, {s['gpus_per_node']} emulated GPUs (CPUs) per node "
         f"({s['procs_per_gpu']} processors of the log = 1 GPU), `sched/builtin` (strict priority order, no "
         "backfill, like the simulator's queue policies), `priority/multifactor` with the job's `nice` as the only "
-        "varying factor. QSSF-Primo: the generated `job_submit.lua` with the Workload Estimate Model exported to Lua, "
+        f"varying factor. QSSF-Primo: the generated `job_submit.lua` with {_embedded_model(s)}, exported to Lua, "
         f"λ = {s['lam']}; FIFO: no plugin; SJF-oracle: `sbatch --nice` from the true duration. Each window is "
         f"{s['n_jobs']} consecutive jobs of the log's second half whose offered load is closest to {s['load']}, "
         f"submitted over {s['replay_seconds']:.0f} s of wall time. All times are in trace hours (replay seconds × "
@@ -845,7 +869,7 @@ def render_readme(results: dict, others: dict[str, dict] | None = None) -> str:
             f"({r['window_days']:.2f} days), offered load {r['offered_load']:.2f}",
             (f"{r['users']} users; the log's queues, all run in the one partition: "
              + ", ".join(f"{queue} ({count} jobs)" for queue, count in r["queues"].items()) + ". " if "queues" in r else "")
-            + f"Model trained on {r['n_train_jobs']} earlier jobs (job names: {r['name_mode']}); rolling history "
+            + f"{_model_text(r)} (job names: {r['name_mode']}); rolling history "
             f"seeded with the {r['seed_jobs']} jobs finished before the window. On the window: R² of log duration "
             f"{r['workload_model']['r2_log']:.3f}, Spearman of GPU time {r['workload_model']['gpu_time_spearman']:.3f} "
             f"(QSSF merge). Time scale {r['time_scale']:.0f} (one replay second = {r['time_scale'] / 3600:.3f} trace "
@@ -884,7 +908,8 @@ def render_readme(results: dict, others: dict[str, dict] | None = None) -> str:
         lines = ["## Other runs kept here"]
         for name, other in others.items():
             for r in other["logs"]:
-                lines.append(f"- [{name}/]({name}/README.md): {r['log']}, {other['settings']['repeats']} rounds: Slurm "
+                lines.append(f"- [{name}/]({name}/README.md): {r['log']}, {other['settings']['repeats']} rounds, "
+                             f"{_embedded_model(other['settings'], short=True)}: Slurm "
                              f"`{_view_ranking(r, 'slurm')}`; simulator **{r['agreement']['simulator']['ranking']}**, "
                              f"Slurm-cadence simulator **{r['agreement']['simulator_slurm']['ranking']}**.")
         parts.append("\n".join(lines))
@@ -892,6 +917,34 @@ def render_readme(results: dict, others: dict[str, dict] | None = None) -> str:
               "Per-job times of every run: `jobs.csv`; every number, and each run's load, delays and pass interval: "
               "`results.json`."]
     return "\n\n".join(parts) + "\n"
+
+
+def _embedded_model(settings: dict, *, short: bool = False) -> str:
+    """What QSSF-Primo embedded in a run with these settings (runs whose settings lack ``duration_trials`` embedded
+    the earlier Workload Estimate Model)."""
+    if "duration_trials" not in settings:
+        return ("the earlier model (monotone PrAM on log1p duration, Helios' features)" if short else
+                "the Workload Estimate Model of that time (a PrAM on log1p duration, monotone in the GPU count, "
+                "Helios' features, ids as ordinal codes)")
+    if short:
+        return "the case study's duration model"
+    return ("the case study's Workload Estimate Model (`primo_models.fit_duration_model`: a PrDT or PrAM chosen by "
+            f"`PrimoRegressor` in {settings['duration_trials']} trials on validated rank correlation, the smallest "
+            "within noise of the best, predicting the correction log1p(duration) − log1p(rolling estimate), which "
+            "is added back; ids as categories; the case study's inputs: Helios' features, the log's requested run "
+            "time, the user's typical (mean log) and last duration, and how much of their requests the user's "
+            "finished jobs used, each computed inside the plugin from its own history)")
+
+
+def _model_text(r: dict) -> str:
+    """One log's model: family, size, inputs, training jobs."""
+    m = r.get("duration_model")
+    if not m:
+        return f"Model trained on {r['n_train_jobs']} earlier jobs"
+    target = f"the correction to log1p({m['offset_feature']})" if m["offset_feature"] else "log1p duration"
+    requested = ", ".join(f"`{c}`" for c in m["requested_features"]) or "none recorded by this log"
+    return (f"Model: a {m['family']} of {m['size']:.0f} pieces on {target}, {len(m['features'])} inputs (requests: "
+            f"{requested}), trained on the {m['n_train_rows']} latest of the {r['n_earlier_jobs']} earlier jobs")
 
 
 def _survey_section(results: dict) -> str:
@@ -996,7 +1049,9 @@ def _why(results: dict) -> str:
         "other moments than its own completions would have triggered them.",
         "- Time compression: completion records keep whole seconds (here thousands of trace seconds), so the plugin "
         "learns run times from each job's own sub-second timestamps (`job_runtimes.txt`), as a real cluster would "
-        "learn them from its records at a time scale of 1.",
+        "learn them from its records at a time scale of 1. A job's requested run time travels in its comment and "
+        "in that file too: as `--time` it would kill the compressed job; a real cluster reads `--time` and "
+        "`TimeLimit=`.",
         "- Placement: both place a job of up to 8 GPUs on one node and a larger one on entirely idle nodes (Slurm: "
         "`--exclusive`), but Slurm then keeps the rest of the last node, which the simulators lend to other jobs. "
         "Among nodes with room, `select/cons_tres` (`CR_CPU`) took the best-fitting node in a separate two-node "
@@ -1011,23 +1066,21 @@ def _why(results: dict) -> str:
 def setup(directory, log_path, *, settings: ReplaySettings = ReplaySettings()) -> dict[str, Path]:
     """Write ``job_submit.lua`` and its model and context for a real cluster into ``directory``.
 
-    The model is trained on every job of ``log_path`` (an SWF log) and the history holds all of them;
-    on the cluster, job owners and names are the identities and the wall clock the time.
+    The model is the case study's (:func:`prepare`), trained on the latest ``settings.max_train_jobs`` jobs
+    before the last 10% of ``log_path`` (an SWF log); the history holds every job of it. On the cluster, job
+    owners and names are the identities, the wall clock the time, ``--time`` and ``TimeLimit=`` the requests.
 
     Example
     -------
     >>> setup("/etc/slurm", "my-cluster.swf")  # doctest: +SKIP
     """
     jobs = load_swf(log_path, procs_per_gpu=PROCS_PER_GPU)
-    name_mode = "exact" if (jobs["name"] != "").mean() > 0.5 else "none"
     boundary = float(jobs["submit_time"].quantile(0.9))  # the last 10% only to report the model's quality
-    data = workload.workload_dataset(jobs, boundary, name_mode=name_mode,
-                                     estimator=workload.RollingEstimator(similarity_threshold=1.0))
-    _, model, _ = primo_models.fit_workload_model(data, settings.budget)
+    jobs, data, _, requested = casestudy.workload_data_at(jobs, boundary, max_train_jobs=settings.max_train_jobs)
+    model, _, _ = _fit(data, settings, requested)
     log_range = (float(np.log1p(jobs["duration"]).min()), float(np.log1p(jobs["duration"]).max()))
-    codes = {key: list(pd.Index(jobs.loc[data.X_train.index, key].astype(str).unique())) for key in ("user", "vc", "name")}
-    files = plugin.plugin_files(model, codes=codes, log_range=log_range, seed=plugin.finished_before(jobs, np.inf),
-                                epoch=jobs.attrs["epoch"], lam=settings.lam)
+    files = plugin.plugin_files(model, codes=casestudy.model_codes(model), log_range=log_range,
+                                seed=plugin.finished_before(jobs, np.inf), epoch=jobs.attrs["epoch"], lam=settings.lam)
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     return {name: atomic_write_bytes(directory / name, text.encode()) for name, text in files.items()}

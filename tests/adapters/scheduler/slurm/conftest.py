@@ -1,4 +1,4 @@
-"""A real NASA iPSC window with a small Workload Estimate Model, and a lua5.1 stand-in for slurmctld."""
+"""Real NASA iPSC and KTH windows with small Workload Estimate Models, and a lua5.1 stand-in for slurmctld."""
 import shutil
 import subprocess
 import warnings
@@ -37,11 +37,24 @@ def run_fake_slurmctld(directory) -> list[str]:
     return done.stdout.splitlines()
 
 
-@pytest.fixture(scope="session")
-def nasa_window(data_dir):
-    """The replay's NASA window (30 jobs) with a quickly trained model."""
-    settings = replay.ReplaySettings(n_jobs=120, replay_seconds=15.0,
-                                     budget=primo_models.Budget(n_trials=2, max_rounds=60, outer_bags=1))
+SETTINGS = replay.ReplaySettings(n_jobs=120, replay_seconds=15.0, duration_trials=2, max_train_jobs=3000,
+                                 budget=primo_models.Budget(n_trials=2, max_rounds=60, outer_bags=1))
+"""Tiny budgets: the tests check what the plugin computes, not how good the model is."""
+
+
+def _prepare(data_dir, log):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return replay.prepare(replay.load_log(data_dir, "nasa"), "nasa", settings), settings
+        return replay.prepare(replay.load_log(data_dir, log), log, SETTINGS), SETTINGS
+
+
+@pytest.fixture(scope="session")
+def nasa_window(data_dir):
+    """The replay's NASA window (120 jobs; application ids as names, no requests) with a quickly trained model."""
+    return _prepare(data_dir, "nasa")
+
+
+@pytest.fixture(scope="session")
+def kth_window(data_dir):
+    """The replay's KTH window (120 jobs; requested run times, no job names, users the model never saw)."""
+    return _prepare(data_dir, "kth")
