@@ -49,6 +49,19 @@ EARLY_STOPPING_FRACTION = 0.15
 _EBM_CLASSES = {cls.__name__: cls for cls in (ExplainableBoostingClassifier, ExplainableBoostingRegressor)}
 
 
+def _text_as_nominal(X) -> list[str] | None:
+    """interpret's per-column types for a DataFrame fitted without ``feature_types``: text is nominal.
+
+    interpret's "auto" reads a text column whose values all look like numbers ("4", "6") as
+    continuous, so a later "rotary" in it fails at predict time, and whether a column is continuous
+    depends on which rows a CV fold drew. Text columns are categories, as PrDT reads them
+    (:mod:`primo.models.encoding`); ``category`` and numeric columns keep interpret's choice.
+    """
+    if not isinstance(X, pd.DataFrame):
+        return None
+    return ["nominal" if dtype == object or isinstance(dtype, pd.StringDtype) else "auto" for dtype in X.dtypes]
+
+
 class _PrAMBase(PrimoModelMixin, BaseEstimator):
     _ebm_class: type
     # interpret bins ±infinity beyond the outermost edges (the exports reproduce it), at fit and predict.
@@ -90,10 +103,10 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fitting
-    def _make_ebm(self, feature_names, outer_bags):
+    def _make_ebm(self, feature_names, outer_bags, feature_types=None):
         kwargs = dict(
             feature_names=feature_names,
-            feature_types=self.feature_types,
+            feature_types=self.feature_types if self.feature_types is not None else feature_types,
             max_bins=int(self.max_bins),
             max_interaction_bins=int(self.max_interaction_bins),
             interactions=self.interactions,
@@ -201,7 +214,8 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
             sample_weight = sample_weight[keep]
         y = self._check_target(y)
         _check_max_pieces(self.max_pieces)
-        ebm = self._make_ebm(feature_names, self.outer_bags if bags is None else bags.shape[1])
+        ebm = self._make_ebm(feature_names, self.outer_bags if bags is None else bags.shape[1],
+                             _text_as_nominal(X_fit))
         ebm.fit(X_fit, y, sample_weight=sample_weight, bags=bags)
         if self.max_pieces is not None:
             simplify_terms(ebm, int(self.max_pieces))
@@ -414,7 +428,9 @@ def _runs(block: np.ndarray, axis: int) -> int:
     moved = np.moveaxis(block, axis, 0)
     if len(moved) == 0:
         return 0
-    return 1 + int(np.any((moved[1:] != moved[:-1]).reshape(len(moved) - 1, -1), axis=1).sum())
+    # explicit width: reshape(-1) cannot infer it from an empty array (a single bin, e.g. an all-missing feature)
+    slices = moved.reshape(len(moved), int(np.prod(moved.shape[1:])))
+    return 1 + int(np.any(slices[1:] != slices[:-1], axis=1).sum())
 
 
 def term_pieces(scores, n_features: int) -> int:

@@ -249,3 +249,34 @@ def test_auto_selection_of_a_prdt_on_text_columns(table):
     auto = PrimoRegressor(families=("prdt",), n_trials=3, random_state=0).fit(X, y)
     assert auto.best_estimator_.categories_
     assert auto.predict(X.head(5)).shape == (5,)
+
+
+@pytest.mark.parametrize("family", ["prdt", "pram"])
+def test_text_that_looks_like_numbers_is_still_categories(family):
+    """A text column of "4"/"6"/"8" (R's Cars93 cylinders) is categories in both families: a later "rotary"
+    is an unseen category, not an error, whichever rows the training (or a CV fold) happened to draw."""
+    rng = np.random.default_rng(0)
+    cylinders = rng.choice(["4", "6", "8"], 300)
+    X = pd.DataFrame({"cylinders": cylinders, "weight": rng.normal(3000, 400, 300)})
+    y = X["weight"] / 100 + pd.Series(cylinders).map({"4": 0.0, "6": 8.0, "8": 3.0})  # not monotone in the number
+    model = (PrDTRegressor(random_state=0) if family == "prdt" else
+             primo.PrAMRegressor(outer_bags=1, interactions=0, max_rounds=300, n_jobs=1, random_state=0)).fit(X, y)
+    new = pd.DataFrame({"cylinders": ["rotary", "6", None], "weight": [2500.0, 2500.0, 2500.0]})
+    prediction = model.predict(new)
+    assert np.isfinite(prediction).all()
+    if family == "pram":
+        assert list(model.ebm_.feature_types_in_) == ["nominal", "continuous"]
+        np.testing.assert_allclose(model.predict(new.iloc[[1]]), prediction[[1]])
+
+
+def test_a_column_with_no_values_fits_in_both_families_and_auto():
+    """R's Bwages ships a ``sex`` column that is missing on every row: it carries nothing, but it must not crash."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"educ": rng.integers(1, 6, 400).astype(float), "sex": np.full(400, np.nan),
+                      "exper": rng.integers(0, 40, 400).astype(float)})
+    y = X["educ"] + 0.1 * X["exper"] + rng.normal(0, 1, 400)
+    pram = primo.PrAMRegressor(outer_bags=1, interactions=2, max_rounds=200, n_jobs=1, random_state=0).fit(X, y)
+    assert pram.size_ > 0 and pram.simplified(2).size_ <= pram.size_
+    for model in (pram, PrDTRegressor(random_state=0).fit(X, y),
+                  primo.PrimoRegressor(n_trials=2, random_state=0, n_jobs=1, progress=False).fit(X, y)):
+        assert np.isfinite(model.predict(X)).all()
