@@ -15,7 +15,10 @@ its latency. So the selected model validates no worse, beyond noise, than either
 
 ``selection_report_`` has one row per family: its finalist, validation loss and standard error,
 relative loss (1.0 = the trivial predictor), size, C, for classifiers log loss and calibration error,
-the measured latency, and why it won or lost. ``latency_us`` is the median, over 50 training rows, of
+the measured latency, and why it won or lost. A family none of whose trials could be fitted (a
+:class:`~primo.search.TrialsFailedError`) is reported with the first error as its reason, with a
+warning, and the others are selected from; only when every family fails does ``fit`` raise it.
+``latency_us`` is the median, over 50 training rows, of
 the best of 3 single-row calls of the deployed path: Primo's compiled pure-Python predictor
 (:func:`primo.export.compile_python`, the tables every export embeds), in this process;
 ``latency_p90_us`` is the 90th percentile of the same 50 timings (its spread on a busy machine).
@@ -153,19 +156,27 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Search every family, keep the simplest model within noise of the best that meets the limits."""
         from primo.search.choice import choose_trial, within_noise
+        from primo.search.searchers import TrialsFailedError
 
         self._check_limits()
         self._start = time.perf_counter()
         self.searches_, self.candidates_ = {}, {}
-        pools = []
+        pools, failed = [], {}
         for family, search in self._searches(len(y)).items():
             if family == "pram" and self.time_budget_s is not None:
                 search.set_params(time_budget_s=max(1e-3, self._time_left()))
-            search.fit(X, y, sample_weight=sample_weight)
+            try:
+                search.fit(X, y, sample_weight=sample_weight)
+            except TrialsFailedError as error:  # a table one family cannot take still gets the others' model
+                failed[family] = str(error)
+                warnings.warn(f"{family}: {error}; selecting among the other families", stacklevel=2)
+                continue
             self.searches_[family] = search
             rows = search._candidates(search.trials_)
             rows = rows[rows["error"].isna()].assign(family=family)
             pools.append(rows)
+        if not pools:
+            raise TrialsFailedError("; ".join(f"{family}: {error}" for family, error in failed.items()))
         pool = pd.concat(pools)
         pool.index = pd.RangeIndex(len(pool))
         eligible = pool[self._meets_limits(pool)]
@@ -187,6 +198,9 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
                                      within_limits=finalist in eligible.index)
             report.append(entry)
             order.append((not entry["satisfies"], not entry["within_noise"], entry["size"], entry["score"], family))
+        for family, error in failed.items():
+            report.append({"family": family, "model": type(self._families[family]()).__name__, "params": {},
+                           "within_noise": False, "satisfies": False, "selected": False, "reason": error})
         self.selection_report_ = pd.DataFrame(report)
         winners = [entry for entry in sorted(order) if not entry[0]]
         if not winners:

@@ -10,7 +10,7 @@ from primo.search.objective import (
     wmape,
 )
 from primo.search.pruning import PruningSearch
-from primo.search.searchers import BayesianSearch, GridSearch, RandomSearch
+from primo.search.searchers import BayesianSearch, GridSearch, RandomSearch, TrialsFailedError
 from primo.search.spaces import default_space, pram_space, prdt_space
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "PruningSearch",
     "RandomSearch",
     "GridSearch",
+    "TrialsFailedError",
     "ComplexityPenalty",
     "choose_trial",
     "pareto_front",

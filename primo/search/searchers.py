@@ -112,6 +112,11 @@ from primo.search.spaces import default_space
 
 logger = logging.getLogger(__name__)
 
+
+class TrialsFailedError(RuntimeError):
+    """Every trial of a search failed; the message carries the first trial's error."""
+
+
 #: A hold-out set is cut into this many chunks to estimate the standard error of its loss.
 HOLDOUT_CHUNKS = 10
 #: Trials (at most, and at most a fifth of the budget) kept for smaller variants of the best trial,
@@ -385,7 +390,7 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         trials["relative_loss"] = trials["loss"] / self.reference_loss_ if self.reference_loss_ > 0 else math.nan
         candidates = self._candidates(trials)
         if candidates.empty or candidates["error"].notna().all():
-            raise RuntimeError(f"every trial failed; first error: {trials['error'].dropna().iloc[0]}")
+            raise TrialsFailedError(f"every trial failed; first error: {trials['error'].dropna().iloc[0]}")
         chosen = choose_trial(candidates, self.tolerance)
         ok = candidates[candidates["error"].isna()]
         trials["pareto"] = pareto_front(candidates).reindex(trials.index, fill_value=False)

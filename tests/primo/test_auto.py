@@ -99,3 +99,19 @@ def test_text_columns_and_missing_values_select_without_crashing(data_dir):
     auto = PrimoRegressor(n_trials=2, family_params=FAST, random_state=0, n_jobs=1).fit(X, y)
     assert auto.predict(X).shape == (len(X),)
     assert pd.notna(auto.selection_report_["loss"]).all()
+
+
+def test_a_family_whose_every_trial_fails_is_reported_and_the_other_selected(data_dir):
+    import numpy as np
+
+    from primo.search import TrialsFailedError
+
+    X, y, _, _ = clara_ms(data_dir)
+    broken = {"pram": {**FAST["pram"], "monotone_constraints": [1] * (X.shape[1] + 3)}}  # wrong length: every fit fails
+    with pytest.warns(UserWarning, match="pram: every trial failed"):
+        auto = PrimoRegressor(n_trials=2, family_params=broken, random_state=0, n_jobs=1).fit(X, y)
+    assert auto.best_family_ == "prdt" and np.isfinite(auto.predict(X)).all()
+    failed = auto.selection_report_.set_index("family").loc["pram"]
+    assert not failed["selected"] and failed["reason"].startswith("every trial failed")
+    with pytest.raises(TrialsFailedError, match="pram: every trial failed"), pytest.warns(UserWarning):
+        PrimoRegressor(families=("pram",), n_trials=2, family_params=broken, random_state=0, n_jobs=1).fit(X, y)
