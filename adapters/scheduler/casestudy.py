@@ -505,6 +505,12 @@ def render_readme(results: dict, out: Path | None = None) -> str:
                                                  "tiresias", "qssf_rolling", "qssf_primo", "lucid_primo",
                                                  "lucid_primo_noprof", "best"]),
                   _targets_text(results),
+                  "Regenerated 2026-11-25 after a fix to `EmbeddedScheduler` (git 6e7fc7e): an id a PrAM reads as a "
+                  "numeric category (SWF user ids are numbers) was looked up as text, found unseen and read as -1, so "
+                  "a kept PrAM's id terms gave every job their unseen-bin score. Only the logs whose kept model is "
+                  "such a PrAM moved (KTH, LLNL, MetaCentrum, SDSC); the largest move of one window's average JCT "
+                  "is KTH's `qssf_primo` at load 0.8, 8.23 → 8.97 h. No `best` column changed; the KTH load-0.95 "
+                  "claim `lucid_primo` < `tiresias` went from *does not hold* to *within noise*.",
                   "### Paired differences over windows (hours, policy − reference, mean [95% bootstrap interval]; "
                   "negative = policy better; JCT unless marked queue)",
                   _md_table(_paired_rows(sims), ["trace", "load"] + [_paired_column(*c) for c in PAIRED_COLUMNS])]
