@@ -119,10 +119,10 @@ class EmbeddedScheduler:
         self._codes = {key: {v: i for i, v in enumerate(values)} for key, values in codes.items()}
         # an id the model never saw: in a PrDT's category column it is missing; otherwise -1 (interpret's
         # unseen bin, or the code workload_dataset gives unseen ordinal ids)
-        categorical = {self.features[j] for j in getattr(self._tables, "vocabularies", {})}
-        self._unseen = {key: np.nan if isinstance(self._tables, TreeTables) and key in categorical else -1
+        kinds = id_inputs(self._tables, self.features)
+        self._unseen = {key: np.nan if isinstance(self._tables, TreeTables) and kinds.get(key) == "text" else -1
                         for key in ID_COLUMNS}
-        self._numbers = {key for key, kind in id_inputs(self._tables, self.features).items() if kind == "number"}
+        self._numbers = {key for key, kind in kinds.items() if kind == "number"}
         self.epoch = pd.Timestamp(epoch)
         # datetime arithmetic in UTC then back to the zone: exact like pandas, ~20x cheaper per job
         self._epoch_utc = (self.epoch.tz_convert("UTC") if self.epoch.tzinfo else self.epoch).to_pydatetime()

@@ -241,8 +241,5 @@ def finished_before(jobs: pd.DataFrame, time: float) -> pd.DataFrame:
     -------
     >>> seed = finished_before(train_jobs, window_start)  # doctest: +SKIP
     """
-    ends = workload.job_end_times(jobs)
-    order = np.argsort(ends, kind="stable")
-    done = jobs.iloc[order]
     columns = ["user", "name", "gpu_num", "duration", *(["req_time"] if "req_time" in jobs else [])]
-    return done[ends[order] <= time][columns]
+    return workload.finished_by(jobs, time)[columns]
