@@ -199,7 +199,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
             report.append(entry)
             order.append((not entry["satisfies"], not entry["within_noise"], entry["size"], entry["score"], family))
         for family, error in failed.items():
-            report.append({"family": family, "model": type(self._families[family]()).__name__, "params": {},
+            report.append({"family": family, "model": self._families[family].__name__, "params": {},
                            "within_noise": False, "satisfies": False, "selected": False, "reason": error})
         self.selection_report_ = pd.DataFrame(report)
         winners = [entry for entry in sorted(order) if not entry[0]]

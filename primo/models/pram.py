@@ -41,6 +41,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
 
 from primo.errors import InputError
 from primo.models._base import PrimoModelMixin, check_prediction_input, check_training_input
+from primo.models.encoding import CATEGORICAL, dtype_kind
 from primo.validation import validate_additive_state
 
 #: Share of each cross-fitted bag's training rows kept for early stopping (interpret's own default).
@@ -59,7 +60,8 @@ def _text_as_nominal(X) -> list[str] | None:
     """
     if not isinstance(X, pd.DataFrame):
         return None
-    return ["nominal" if dtype == object or isinstance(dtype, pd.StringDtype) else "auto" for dtype in X.dtypes]
+    return ["nominal" if dtype_kind(dtype, name) == CATEGORICAL and not isinstance(dtype, pd.CategoricalDtype)
+            else "auto" for name, dtype in X.dtypes.items()]
 
 
 class _PrAMBase(PrimoModelMixin, BaseEstimator):
