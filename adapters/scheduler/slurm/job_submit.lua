@@ -14,6 +14,8 @@
 -- Slurm recorded as COMPLETED in its jobcomp/filetxt file, read incrementally at each submission, with their
 -- requested run times (TimeLimit=, or in a replay the trace's request in job_runtimes.txt).
 -- Nothing here can block a submission: any error is logged and the job keeps the default priority.
+-- The comment (t=, vc=, cpus=, req=) is read only in a replay, where the replayer writes it: on a live
+-- cluster it is whatever the submitting user typed, so the clock, queue and CPUs come from Slurm.
 
 local HERE = (debug.getinfo(1, "S").source:match("^@(.*/)[^/]*$")) or "./"
 local NAN = 0 / 0
@@ -258,9 +260,10 @@ end
 local function qssf(job_desc)
   local ctx = state.ctx
   learn_completed()
-  local opts = options(job_desc.comment)
+  local opts = ctx.replay and options(job_desc.comment) or {}
   local user, name = identity(job_desc.name, job_desc.user_name or tostring(job_desc.user_id))
-  local gpus = math.ceil(count(job_desc.num_tasks) * count(job_desc.cpus_per_task) / ctx.cpus_per_gpu)
+  local cpus = count(job_desc.num_tasks) * count(job_desc.cpus_per_task)
+  local gpus = math.ceil(cpus / ctx.cpus_per_gpu)
   local t = tonumber(opts.t)  -- replay: the trace's submit time stands in for the wall clock
   local now = t or os.time()
   local window = state.recent[user]
@@ -284,7 +287,7 @@ local function qssf(job_desc)
   end
   values.req_time = request or NAN
   values.gpu_num = gpus
-  values.cpu_num = tonumber(opts.cpus) or gpus
+  values.cpu_num = tonumber(opts.cpus) or cpus
   values.hour, values.day_of_week = local_clock(ctx, t)
   values.user_recent_submits = recent
   local row = {}

@@ -1080,7 +1080,8 @@ def setup(directory, log_path, *, settings: ReplaySettings = ReplaySettings()) -
     model, _, _ = _fit(data, settings, requested)
     log_range = (float(np.log1p(jobs["duration"]).min()), float(np.log1p(jobs["duration"]).max()))
     files = plugin.plugin_files(model, codes=casestudy.model_codes(model), log_range=log_range,
-                                seed=plugin.finished_before(jobs, np.inf), epoch=jobs.attrs["epoch"], lam=settings.lam)
+                                seed=plugin.finished_before(jobs, np.inf), epoch=jobs.attrs["epoch"], lam=settings.lam,
+                                cpus_per_gpu=PROCS_PER_GPU)  # the model counts GPUs as the log's processors / 8
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     return {name: atomic_write_bytes(directory / name, text.encode()) for name, text in files.items()}

@@ -15,10 +15,19 @@ FAKE_SLURMCTLD = """\
 slurm = {SUCCESS = 0, ERROR = -1, NICE_OFFSET = 2147483648}
 function slurm.log_info(fmt, ...) io.write("INFO ", string.format(fmt, ...), "\\n") end
 function slurm.log_error(fmt, ...) io.write("ERROR ", string.format(fmt, ...), "\\n") end
+-- a {clock = unix seconds, hour = h, wday = 1..7 (Sunday = 1)} event sets the wall clock the plugin reads
+local wall, real_time, real_date = nil, os.time, os.date
+os.time = function(t) if t == nil and wall then return wall.clock end return real_time(t) end
+os.date = function(fmt, t)
+  if fmt == "*t" and t == nil and wall then return {hour = wall.hour, wday = wall.wday} end
+  return real_date(fmt, t)
+end
 local dir = arg[1]
 dofile(dir .. "/job_submit.lua")
 for _, event in ipairs(dofile(dir .. "/events.lua")) do
-  if event.complete then
+  if event.clock then
+    wall = event
+  elseif event.complete then
     local f = io.open(dir .. "/" .. event.file, "a"); f:write(event.complete, "\\n"); f:close()
   else
     local rc = slurm_job_submit(event, {}, 0)

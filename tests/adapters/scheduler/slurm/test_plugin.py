@@ -20,6 +20,7 @@ pytestmark = pytest.mark.skipif(LUA is None, reason="the lua5.1 interpreter is n
                                                     "(apt-get install lua5.1; .ci/run installs it)")
 TIME_SCALE = 2.0  # the plugin must turn replay seconds back into trace seconds
 NO_VAL = 4294967294  # Slurm's unset time limit
+LYING_COMMENT = "t=0;vc=fast;cpus=1;req=1"  # what a user could type to look short on a live cluster
 RECORD_DAY = pd.Timestamp("2026-12-01 08:00:00")  # completion records' start (no daylight-saving change near)
 
 
@@ -31,7 +32,7 @@ def _record(slurm_id: int, job: dict, state: str = "COMPLETED", *, live: bool = 
         end = RECORD_DAY + pd.Timedelta(seconds=float(job["duration"]))
         request = job.get("req_time")
         limit = "UNLIMITED" if request is None or pd.isna(request) else str(int(request) // 60)
-        who, procs = f"UserId={job['user']}(1000) GroupId=g(1000) Name={job['name']}", int(job["gpu_num"])
+        who, procs = f"UserId={job['user']}(1000) GroupId=g(1000) Name={job['name']}", int(job["cpu_num"])
         start, end = RECORD_DAY.strftime("%Y-%m-%dT%H:%M:%S"), end.strftime("%Y-%m-%dT%H:%M:%S")
     else:
         limit, who, procs = "UNLIMITED", f"UserId=root(0) GroupId=root(0) Name={job['user']}:{job['name']}", \
@@ -45,12 +46,12 @@ def _record(slurm_id: int, job: dict, state: str = "COMPLETED", *, live: bool = 
 
 def _submission(job: dict, *, live: bool = False) -> str:
     tasks, cpus = (1, int(job["gpu_num"])) if job["gpu_num"] <= 8 else (int(job["gpu_num"]), 65534)  # NO_VAL16
-    if live:  # owner, name and --time; the comment keeps only the trace's clock and queue (no req=)
+    if live:  # owner, name, partition, processors and --time; the comment is the user's: a replay's fields, lying
         request = job.get("req_time")
         limit = NO_VAL if request is None or pd.isna(request) else int(request) // 60
-        comment = f"t={float(job['submit_time'])!r};vc={job['vc']};cpus={int(job['cpu_num'])}"
         return (f"{{name = {lua_string(str(job['name']))}, user_name = {lua_string(str(job['user']))}, "
-                f"time_limit = {limit}, comment = {lua_string(comment)}, num_tasks = {tasks}, cpus_per_task = {cpus}}}")
+                f"partition = {lua_string(str(job['vc']))}, time_limit = {limit}, comment = {lua_string(LYING_COMMENT)}, "
+                f"num_tasks = {int(job['cpu_num'])}, cpus_per_task = 65534}}")
     identity = f"{job['user']}:{job['name']}"
     return (f"{{name = {lua_string(identity)}, comment = {lua_string(plugin.replay_comment(job))}, "
             f"num_tasks = {tasks}, cpus_per_task = {cpus}}}")
@@ -73,6 +74,9 @@ def _events(jobs: pd.DataFrame, failed: set[int], *, live: bool = False) -> str:
                 events.append(f"{{complete = {lua_string(stamp)}, file = {lua_string(plugin.RUNTIME_FILE)}}}")
             record = _record(slurm_id, finished, "FAILED" if k in failed else "COMPLETED", live=live)
             events.append(f"{{complete = {lua_string(record)}, file = {lua_string(plugin.JOBCOMP_FILE)}}}")
+        if live:  # the wall clock at submission: the trace's submit time in its time zone
+            stamp = (jobs.attrs["epoch"] + pd.Timedelta(seconds=float(job["submit_time"])))
+            events.append(f"{{clock = {stamp.timestamp()!r}, hour = {stamp.hour}, wday = {(stamp.weekday() + 1) % 7 + 1}}}")
         events.append(_submission(job, live=live))
     return "return {\n" + ",\n".join(events) + "\n}\n"
 
@@ -125,7 +129,7 @@ def _read_features(model) -> set[str]:
 def _check_equal(prepared, settings, tmp_path, *, failed=frozenset(), live: bool = False) -> np.ndarray:
     """Plugin priorities under lua5.1 == EmbeddedScheduler's on the window; the plugin's nices."""
     jobs = prepared.jobs
-    options = {} if live else {"time_scale": TIME_SCALE, "replay": True}
+    options = {"cpus_per_gpu": replay.PROCS_PER_GPU} if live else {"time_scale": TIME_SCALE, "replay": True}
     files = plugin.plugin_files(prepared.model, codes=prepared.codes, log_range=prepared.log_range, seed=prepared.seed,
                                 epoch=jobs.attrs["epoch"], lam=settings.lam,
                                 time_range=(float(jobs["submit_time"].min()), float(jobs["submit_time"].max())),
@@ -172,7 +176,8 @@ def test_plugin_priorities_equal_embedded_scheduler_with_requests(kth_window, ki
 @pytest.mark.parametrize("kind", ["prdt", "pram"])
 def test_live_cluster_requests_equal_embedded_scheduler(kth_window, kind, tmp_path):
     """On a live cluster the request is the job's --time (minutes; NO_VAL when none) and the TimeLimit= of its
-    completion record, the run time that record's whole seconds, the identity its owner and name."""
+    completion record, the run time that record's whole seconds, the identity its owner and name, the queue its
+    partition, the processors its tasks, the time the wall clock; a comment the user wrote changes nothing."""
     prepared, settings = kth_window
     prepared = _fitted(prepared, kind)
     minutes = (prepared.jobs["req_time"] // 60) * 60  # what a --time in minutes can say (0: unlimited)
