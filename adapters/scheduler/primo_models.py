@@ -291,35 +291,6 @@ def evaluate_workload_metrics(data: workload.WorkloadData, model, log_range=None
             "gpu_time_spearman": float(spearmanr(gpu_time, data.gpu_test * pred).statistic)}
 
 
-def evaluate_workload(data: workload.WorkloadData, budget: Budget = Budget(), *, baselines=True,
-                      lam: float = 0.5) -> dict:
-    """Workload Estimate Model metrics (R², log R², Spearman, Kendall, GPU-time rank) before/after monotonize.
-
-    Returns
-    -------
-    dict with ``plain``, ``monotone`` (fitted PrAMs), ``table`` (one row per model; ``qssf_primo``
-    is the λ merge of the monotone model with the rolling estimate), ``fit_seconds`` and ``log_range``.
-
-    Example
-    -------
-    >>> result = evaluate_workload(data, Budget(n_trials=4), baselines=False)  # doctest: +SKIP
-    """
-    plain, mono, seconds = fit_workload_model(data, budget)
-    log_range = (float(np.log1p(data.y_train).min()), float(np.log1p(data.y_train).max()))
-    published = workload.PUBLISHED_R2["lucid_ga2m"]
-    rows = [{"model": "primo_pram", **evaluate_workload_metrics(data, plain, log_range), "fit_s": seconds,
-             "published_r2": published},
-            {"model": "primo_pram_monotone", **evaluate_workload_metrics(data, mono, log_range), "fit_s": seconds,
-             "published_r2": published},
-            {"model": "qssf_primo", **evaluate_workload_metrics(data, mono, log_range, lam), "fit_s": 0.0}]
-    if baselines:
-        table = workload.evaluate_workload_models(data, include_ebm=False, log_target=True,
-                                                  random_state=budget.random_state)
-        rows += table.drop(columns=["predict_s", "n_train", "n_test"]).to_dict("records")
-    return {"plain": plain, "monotone": mono, "table": pd.DataFrame(rows), "fit_seconds": seconds,
-            "log_range": log_range}
-
-
 # ---------------------------------------------------------------- packing
 def fit_packing_model(X: pd.DataFrame, y: pd.Series, budget: Budget = Budget()) -> PrDTClassifier:
     """PrDT for the Sharing Score, pruning strength and depth chosen by Bayesian search (3-fold CV).
