@@ -20,7 +20,8 @@ the same history, the requested run time and the per-user history features inclu
 with :func:`nice_value`, and never blocks a submission. A job's request is its ``--time`` at submission
 and the ``TimeLimit=`` of its completion record on a live cluster; in a replay (where a time limit
 would kill jobs) the trace's request travels in the comment (:func:`replay_comment`) and in the job's
-line of ``job_runtimes.txt``.
+line of ``job_runtimes.txt``. On a live cluster the comment is never read (the submitting user writes it):
+the time is the wall clock, the queue the partition, the processors ``num_tasks × cpus_per_task``.
 
 Example
 -------
