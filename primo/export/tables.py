@@ -299,6 +299,56 @@ class Term:
         return [(b, int(stride)) for b, stride in zip(self.binnings, strides)]
 
 
+#: :func:`fold_main_terms` keeps every term's table within this many entries (x scores): 128 KiB of float64.
+FOLD_MAX_ENTRIES = 2 ** 14
+
+
+def fold_main_terms(binnings: list[Binning], terms: list[Term],
+                    max_entries: int = FOLD_MAX_ENTRIES) -> tuple[list[Binning], list[Term]]:
+    """The same score sum with fewer terms: main terms added into pair tables that read their feature.
+
+    A batch predictor pays per term (ONNX: one index output of the tree op and one gather each), so a
+    main term of feature ``a`` and a pair ``(a, b)`` become one table over ``a``'s two binnings merged
+    (:func:`share_binnings`) and ``b``'s pair bins: ``table[s, j] = main[level_main[s]] + pair[level_pair[s], j]``.
+    Each main term folds into at most one pair, and only while that table stays within ``max_entries``
+    scores per output (the gathers then stay in cache). Sums equal the unfolded ones up to float64
+    rounding (one addition moves). Returns ``(binnings, terms)``: the merged binnings are appended, the
+    folded main terms dropped, the pairs keep their names.
+
+    Example
+    -------
+    >>> binnings = [Binning(0, 4, cuts=np.array([1.0, 2.0])), Binning(0, 3, cuts=np.array([1.5])), Binning(1, 3, cuts=np.array([0.0]))]
+    >>> main, pair = Term("a", (0,), np.arange(4.0)[:, None]), Term("a & b", (1, 2), np.zeros((3, 3, 1)))
+    >>> new_binnings, new_terms = fold_main_terms(binnings, [main, pair])
+    >>> [t.name for t in new_terms], new_terms[0].scores.shape
+    (['a & b'], (6, 3, 1))
+    """
+    binnings = list(binnings)
+    main_of = {binnings[term.binnings[0]].feature: i for i, term in enumerate(terms) if len(term.binnings) == 1}
+    folded: set[int] = set()
+    pairs: dict[int, Term] = {}
+    for i, term in enumerate(terms):
+        if len(term.binnings) != 2:
+            continue
+        for axis, b in enumerate(term.binnings):
+            m = main_of.get(binnings[b].feature)
+            if m is None or m in folded:
+                continue
+            shared = share_binnings([binnings[terms[m].binnings[0]], binnings[b]])[0]
+            if shared.binning.n_bins * term.scores.shape[1 - axis] > max_entries:
+                continue
+            # the pair's scores along the merged bins of this axis, plus the main term's
+            along = np.moveaxis(term.scores, axis, 0)[shared.level_bins[1]]
+            along = along + terms[m].scores[shared.level_bins[0]][:, np.newaxis, :]
+            axes = list(term.binnings)
+            axes[axis] = len(binnings)
+            binnings.append(shared.binning)
+            pairs[i] = Term(term.name, tuple(axes), np.ascontiguousarray(np.moveaxis(along, 0, axis)))
+            folded.add(m)
+            break
+    return binnings, [pairs.get(i, term) for i, term in enumerate(terms) if i not in folded]
+
+
 @dataclass(frozen=True)
 class AdditiveTables:
     """A fitted PrAM as bin tables: score = intercept + Σ terms, then the inverse ``link``.

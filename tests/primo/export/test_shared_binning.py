@@ -5,6 +5,7 @@ once over the union of its edges and map that bin to every binning. These tests 
 edge values, that the ONNX graph holds one search tree per feature, and that ONNX and the tables
 give Python's predictions on Clara-MS, LinnOS and a table with text, category and missing values.
 """
+import dataclasses
 import warnings
 
 import numpy as np
@@ -15,7 +16,7 @@ import pytest
 import primo
 from primo.export import compile_python, encode_categories, model_tables, to_c, to_js, to_lua, to_onnx
 from primo.export.quantize import quantize
-from primo.export.tables import Binning, share_binnings
+from primo.export.tables import Binning, fold_main_terms, share_binnings
 from tests.primo.export.runners import c_outputs, js_outputs, onnx_outputs
 from tests.primo.tables_any import housing
 
@@ -103,6 +104,43 @@ def test_text_category_and_missing_columns_with_pairs():
     np.testing.assert_allclose(out["probabilities"], model.predict_proba(check), rtol=0, atol=TOLERANCE)
     np.testing.assert_allclose(tables.decision_function(rows)[:, 0], model.decision_function(check), rtol=0,
                                atol=TOLERANCE)
+
+
+def _n_targets(proto: onnx.ModelProto) -> int:
+    (ensemble,) = [n for n in proto.graph.node if n.op_type == "TreeEnsembleRegressor"]
+    return next(a.i for a in ensemble.attribute if a.name == "n_targets")
+
+
+def test_main_terms_ride_in_pair_tables_with_the_same_sums(clara_ms):
+    """ONNX folds main terms into pairs (fewer tree outputs and gathers): every row's score sum is kept,
+    missing values and values on every cut included, and the graph has one output per remaining term."""
+    model, X_test = clara_ms
+    tables = model_tables(model)
+    binnings, terms = fold_main_terms(tables.binnings, tables.terms)
+    pairs = [term for term in tables.terms if len(term.binnings) == 2]
+    assert len(terms) == len(tables.terms) - len(pairs)  # here every pair took a main term
+    assert all(term.scores.size <= 2 ** 14 for term in terms)
+    folded = dataclasses.replace(tables, binnings=binnings, terms=terms)
+    rows = X_test.to_numpy(dtype=np.float64)
+    on_cuts = [np.resize(np.r_[b.cuts, np.nextafter(b.cuts, -np.inf)], len(rows)) for b in tables.binnings]
+    edges = rows.copy()
+    for b, values in zip(tables.binnings, on_cuts):
+        edges[:, b.feature] = values
+    holes = rows.copy()
+    holes[np.arange(len(rows)) % 3 == 0, :] = np.nan
+    holes[np.arange(len(rows)) % 3 == 1, 1::2] = np.nan
+    for batch in (rows, edges, holes):
+        np.testing.assert_allclose(folded.decision_function(batch), tables.decision_function(batch), rtol=0, atol=1e-12)
+    proto = to_onnx(model)
+    assert _n_targets(proto) == len(terms)
+    np.testing.assert_allclose(onnx_outputs(proto, holes)["prediction"], tables.predict(holes), rtol=0, atol=TOLERANCE)
+
+
+def test_folding_respects_the_table_size_limit(clara_ms):
+    model, _ = clara_ms
+    tables = model_tables(model)
+    binnings, terms = fold_main_terms(tables.binnings, tables.terms, max_entries=1)
+    assert binnings == tables.binnings and terms == tables.terms
 
 
 def test_source_exports_search_each_feature_once_and_equal_python(clara_ms, tmp_path):
