@@ -212,13 +212,20 @@ def _family(model) -> str:
 def prediction_metrics(y_true, y_pred, task: str, classes: list | None = None) -> dict:
     """Accuracy/F1 (classification; F1 of ``classes[1]`` when binary, macro otherwise) or MAE/RMSE/R².
 
+    Binary means the model has two classes and the rows hold no other label: rows may carry a class the
+    model never learned (a rare class missing from its training rows, or from a teacher's predictions
+    when it was distilled), and then F1 is the macro average over every label present.
+
     Example
     -------
     >>> prediction_metrics([1.0, 2.0], [1.5, 2.0], "regression")["MAE"]
     0.25
+    >>> prediction_metrics(["a", "b", "c"], ["a", "b", "b"], "classification", ["a", "b"])["F1"]
+    0.5555555555555555
     """
     if task == "classification":
-        binary = classes is not None and len(classes) == 2
+        present = set(np.asarray(y_true).tolist()) | set(np.asarray(y_pred).tolist())
+        binary = classes is not None and len(classes) == 2 and present <= set(np.asarray(classes).tolist())
         average = "binary" if binary else "macro"
         extra = {"pos_label": classes[1]} if binary else {}
         return {

@@ -128,3 +128,14 @@ def test_multiclass_pram_with_a_nominal_feature(clara):
     assert html.count("line line-2") >= 4  # the third class's line in every shape plot
     item = report.local[0]
     assert "medium" in html and item.class_shown == item.prediction  # explains the predicted class's score
+
+
+def test_rows_with_a_class_the_model_never_learned(prdt_classifier, linnos):
+    """A binary model's report on rows holding a third label (a rare class its training rows lacked, or a
+    distilled student whose teacher never predicted it): metrics are macro averages, not a crash."""
+    X, y = linnos
+    labels = np.asarray(y).copy()
+    labels[::10] = max(prdt_classifier.classes_) + 1
+    assert len(prdt_classifier.classes_) == 2 and len(np.unique(labels)) == 3
+    report = build(prdt_classifier, X, labels, local_rows=1, measure_latency=False)
+    assert report.to_html().startswith("<!DOCTYPE html>")
