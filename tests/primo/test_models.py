@@ -147,6 +147,36 @@ def test_prdt_classifier_smooths_leaf_probabilities_and_keeps_decisions(data_dir
     assert 0 < smooth.predict_proba(X).min() and smooth.predict_proba(X).max() < 1
 
 
+@pytest.mark.parametrize("direction", [1, -1])
+def test_monotone_prdt_classifier_is_smoothed_and_stays_monotone(data_dir, direction):
+    """Laplace smoothing shrinks small leaves more than large ones, which can reverse the order a monotonic
+    constraint fixed; the smoothed tree keeps that order and no leaf claims certainty."""
+    X, y = linnos_reads(data_dir, n=5000)
+    X = pd.DataFrame(X).astype(float)
+    constraint = [0] * X.shape[1]
+    constraint[0] = direction
+    tree = PrDTClassifier(random_state=0, monotonic_cst=constraint).fit(X, y)
+    assert tree.leaf_smoothing_ == 1.0
+    proba = tree.predict_proba(X)[:, 1]
+    assert 0 < proba.min() and proba.max() < 1
+    rows = X.sample(300, random_state=0)
+    grid = np.unique(np.quantile(X.iloc[:, 0], np.linspace(0, 1, 41)))
+    sweep = np.array([tree.predict_proba(rows.assign(**{X.columns[0]: value}))[:, 1] for value in grid])
+    assert (direction * np.diff(sweep, axis=0) >= 0).all()
+
+
+def test_smoothing_a_monotone_tree_cannot_reverse_its_order():
+    """A large leaf of 90% positives left of a pure 3-row leaf: Laplace alone gives 0.899 and 0.8 (reversed);
+    both are held at their midpoint instead, which keeps the increasing order and the decisions."""
+    X = np.r_[np.full(1000, 0.25), np.full(3, 0.75)][:, None]
+    y = np.r_[np.ones(900), np.zeros(100), np.ones(3)].astype(int)
+    tree = PrDTClassifier(monotonic_cst=[1], random_state=0).fit(X, y)
+    low, high = tree.predict_proba([[0.25], [0.75]])[:, 1]
+    assert low <= high < 1
+    np.testing.assert_allclose([low, high], (901 / 1002 + 4 / 5) / 2)
+    np.testing.assert_array_equal(tree.predict([[0.25], [0.75]]), [1, 1])
+
+
 def test_prdt_smoothing_survives_pruning_search_and_model_files(data_dir, tmp_path):
     from primo.io import load
     from primo.search import PruningSearch
