@@ -531,7 +531,8 @@ def render_readme(results: dict, out: Path | None = None) -> str:
         parts += ["## Scheduler knob search (python -m adapters.scheduler.knob_search)",
                   f"NASA iPSC, tuned on the second-to-last month ({k['tune_jobs']} jobs, {len(k['trials'])} "
                   f"simulations, first = defaults), evaluated on the last month ({k['eval_jobs']} jobs). "
-                  f"Defaults {k['defaults']}; best {k['best']}.",
+                  f"Workload Estimate Model: the case study's ({k.get('model', 'not recorded')}, trained before the "
+                  f"tuning month). Defaults {k['defaults']}; best {k['best']}.",
                   _md_table([{"knobs": name, "tuning_month_avg_jct_h": k["tune_jct_h"][name],
                               "last_month_avg_jct_h": k["eval_jct_h"][name]} for name in ("defaults", "best")],
                             ["knobs", "tuning_month_avg_jct_h", "last_month_avg_jct_h"])]

@@ -3,7 +3,9 @@
 ``python -m adapters.scheduler.knob_search [--data-dir DIR] [--models reports/scheduler/models] [--calls 12]``
 
 NASA iPSC log (8 processors per GPU, two 8-GPU nodes plus a one-node profiler): the Workload
-Estimate Model is trained on the jobs before the second-to-last month; the knobs are tuned
+Estimate Model is the case study's (:func:`adapters.scheduler.casestudy.workload_data_at` and
+:func:`adapters.scheduler.primo_models.fit_duration_model`: a correction to the rolling estimate, ids as
+categories), trained on the latest jobs before the second-to-last month; the knobs are tuned
 (``skopt.Optimizer`` ask/tell, minimizing average JCT) on that month; default and tuned knobs
 are then both simulated on the last month, where the scheduler starts knowing the jobs that had
 ended by then (the same warm start as :mod:`adapters.scheduler.policy_study`) but the model is not
@@ -25,8 +27,8 @@ import numpy as np
 from skopt import Optimizer
 from skopt.space import Integer, Real
 
-from adapters.scheduler import primo_models, workload
-from adapters.scheduler.embedded import EmbeddedScheduler, training_codes
+from adapters.scheduler import casestudy, primo_models
+from adapters.scheduler.embedded import EmbeddedScheduler
 from adapters.scheduler.jobs import last_month_start, load_swf, submit_timestamps, time_split
 from adapters.scheduler.policy_study import WarmStart
 from adapters.scheduler.simulator import (LucidPolicy, MovingAverageForecast, Simulator, ThroughputAwareStrategy,
@@ -66,8 +68,7 @@ def simulate_avg_jct(jobs, make_embedded, knobs: dict, *, catalog, n_nodes: int 
 
 
 def search_knobs(data_dir=None, models_dir="reports/scheduler/models", *, jobs_path=None, n_calls: int = 12,
-                 budget: primo_models.Budget = primo_models.Budget(n_trials=4, max_rounds=300),
-                 max_jobs: int | None = None, seed: int = 0) -> dict:
+                 settings: casestudy.Settings = casestudy.FULL, max_jobs: int | None = None, seed: int = 0) -> dict:
     """Tune the knobs on the second-to-last month, evaluate default and tuned knobs on the last one.
 
     Parameters
@@ -76,6 +77,7 @@ def search_knobs(data_dir=None, models_dir="reports/scheduler/models", *, jobs_p
         (the sharing scorer and the throughput forecast; trained on other data than NASA).
     jobs_path : an SWF job log (default: :data:`DEFAULT_LOG` in the data directory).
     n_calls : simulations of the tuning month (the first one runs the defaults).
+    settings : the case study's settings (the duration model's trials, budget and training jobs).
     max_jobs : trace prefix (smoke runs).
 
     Returns
@@ -100,25 +102,23 @@ def search_knobs(data_dir=None, models_dir="reports/scheduler/models", *, jobs_p
         raise ValueError(f"the knob search needs jobs from three calendar months (train, tune, evaluate); "
                          f"these {len(jobs)} jobs cover fewer")
     eval_start = last_month_start(jobs)
-    before_eval, eval_jobs = time_split(jobs, eval_start)
-    before_eval.attrs, eval_jobs.attrs = dict(jobs.attrs), dict(jobs.attrs)
-    tune_start = last_month_start(before_eval)
-    data = workload.workload_dataset(before_eval, tune_start, name_mode="exact",
-                                     estimator=workload.RollingEstimator(similarity_threshold=1.0))
-    _, mono, fit_s = primo_models.fit_workload_model(data, budget)
+    tune_start = last_month_start(time_split(jobs, eval_start)[0])
+    # the model's data end where tuning starts; its jobs carry the names the model reads
+    jobs, data, _, _ = casestudy.workload_data_at(jobs, tune_start, max_train_jobs=settings.max_train_jobs)
+    model, _, fit_s = primo_models.fit_duration_model(data, settings.duration_trials, settings.budget)
     log_range = (float(np.log1p(data.y_train).min()), float(np.log1p(data.y_train).max()))
+    before_eval, eval_jobs = time_split(jobs, eval_start)
     _, tune_jobs = time_split(before_eval, tune_start)
-    tune_jobs.attrs = dict(jobs.attrs)
+    tune_jobs.attrs, eval_jobs.attrs = dict(jobs.attrs), dict(jobs.attrs)
     catalog = WorkloadCatalog.from_data_dir(data_dir)
-
-    codes = training_codes(before_eval, tune_start)
+    codes = casestudy.model_codes(model)
 
     def maker(start):
         # the scheduler starts a period knowing the jobs that had ended by then (policy_study.WarmStart)
         warm = WarmStart.at(jobs, float(start))
 
         def make(lam):
-            embedded = EmbeddedScheduler(mono, codes, jobs.attrs["epoch"], packing_model=packing_model,
+            embedded = EmbeddedScheduler(model, codes, jobs.attrs["epoch"], packing_model=packing_model,
                                          throughput_model=throughput_model, rolling=warm.rolling(), lam=lam,
                                          log_range=log_range)
             for job in warm.recent:
@@ -142,6 +142,7 @@ def search_knobs(data_dir=None, models_dir="reports/scheduler/models", *, jobs_p
     best_knobs = {k: best[k] for k in DEFAULTS}
     return {
         "trace": jobs.attrs["source"], "tune_jobs": len(tune_jobs), "eval_jobs": len(eval_jobs), "model_fit_s": fit_s,
+        "model": f"{type(model).__name__} of {model.size_:.0f} pieces",
         "search_s": time.perf_counter() - start, "trials": trials, "defaults": DEFAULTS, "best": best_knobs,
         "tune_jct_h": {"defaults": trials[0]["avg_jct_h"], "best": best["avg_jct_h"]},
         "eval_jct_h": {name: simulate_avg_jct(eval_jobs, eval_make, knobs, catalog=catalog, seed=seed)

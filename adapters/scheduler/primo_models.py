@@ -3,9 +3,9 @@
 - Throughput Predict Model: :class:`primo.PrAMRegressor` forecasting submitted GPU jobs per
   10-minute bin (Venus, train April–August, test September), tuned by
   :class:`primo.search.BayesianSearch` on a time-ordered validation split (August).
-- Workload Estimate Model: PrAM on log1p(job duration) over the per-job features of
-  :mod:`adapters.scheduler.workload`, time split, then made monotone (increasing) in the
-  resource count with :func:`primo.adjust.monotonize` (Lucid reports +2.6% R² from it).
+- Workload Estimate Model: :func:`fit_duration_model`, Primo's defaults (PrDT or PrAM, the smallest
+  within noise of the best validated rank correlation) on the correction log1p(duration) − log1p(rolling
+  estimate), over the per-job features of :mod:`adapters.scheduler.workload`, time split.
 - Packing Analyze Model: :class:`primo.PrDTClassifier` on the 66 exclusive-run profiles,
   tuned inside each training fold (nested cross-validation: the search never sees the
   fold it is scored on).
@@ -26,7 +26,6 @@ from sklearn.model_selection import GroupKFold, PredefinedSplit, RepeatedStratif
 
 from adapters.scheduler import packing, throughput, workload
 from primo import PrAMRegressor, PrDTClassifier
-from primo.adjust import monotonize
 from primo.search import BayesianSearch
 from primo.search.objective import ValidationLoss
 
@@ -143,30 +142,6 @@ def evaluate_throughput(data_dir, budget: Budget = Budget(), *, holidays=None, b
 
 
 # ---------------------------------------------------------------- workload
-def _log_mae_on_seconds(y_true, y_pred) -> float:
-    """Validation loss of the log-space workload search: mean |log1p error| (rank-friendly, robust)."""
-    return float(np.mean(np.abs(np.asarray(y_true) - np.asarray(y_pred))))
-
-
-def fit_workload_model(data: workload.WorkloadData, budget: Budget = Budget(), *,
-                       resource: str = "gpu_num"):
-    """PrAM on log1p(duration), searched on the latest training jobs, then monotone in ``resource``.
-
-    Returns ``(plain, monotone, seconds)``: the searched model, its monotonized copy (edit log in
-    ``metadata_['edits']``) and the wall-clock seconds of search + edit.
-
-    Example
-    -------
-    >>> plain, mono, seconds = fit_workload_model(data, Budget(n_trials=4))  # doctest: +SKIP
-    """
-    start = time.perf_counter()
-    y_log = np.log1p(data.y_train)
-    search = _search(_pram(budget), _log_mae_on_seconds, time_validation_split(len(y_log)), budget)
-    plain = search.fit(data.X_train, y_log).best_estimator_
-    monotone = monotonize(plain, resource, "increasing")
-    return plain, monotone, time.perf_counter() - start
-
-
 OFFSET_FEATURE = "rolling_estimate"
 """The input a duration model corrects (log1p of Helios' rolling estimate, see :func:`fit_duration_model`)."""
 

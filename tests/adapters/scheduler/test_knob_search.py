@@ -4,13 +4,14 @@ from pathlib import Path
 
 import pytest
 
+from adapters.scheduler.casestudy import QUICK
 from adapters.scheduler.knob_search import DEFAULTS, SPACE, search_knobs
 
 MODELS = Path(__file__).resolve().parents[3] / "reports" / "scheduler" / "models"
 
 
 def test_search_starts_from_the_defaults_and_never_ends_worse_on_the_tuning_month(data_dir):
-    result = search_knobs(data_dir, MODELS, n_calls=3, seed=0)
+    result = search_knobs(data_dir, MODELS, n_calls=3, settings=QUICK, seed=0)
     trials = result["trials"]
     assert len(trials) == 3 and {k: trials[0][k] for k in DEFAULTS} == DEFAULTS
     assert result["tune_jobs"] > 1000 and result["eval_jobs"] > 1000
@@ -22,4 +23,4 @@ def test_search_starts_from_the_defaults_and_never_ends_worse_on_the_tuning_mont
 
 def test_a_trace_shorter_than_three_months_is_rejected(data_dir):
     with pytest.raises(ValueError, match="three calendar months"):
-        search_knobs(data_dir, MODELS, n_calls=2, max_jobs=3000)
+        search_knobs(data_dir, MODELS, n_calls=2, settings=QUICK, max_jobs=3000)
