@@ -148,6 +148,32 @@ local function parse_time(text)
                   min = tonumber(mi), sec = tonumber(s)})
 end
 
+-- Live cluster: a job submitted without --time runs under its partition's default limit, which its completion
+-- record shows as TimeLimit= like a request. The plugin notes (owner, name, submit second) of such jobs and
+-- reads the record of a noted job (SubmitTime= within a second) as one without a request. The record has no
+-- other trace of it, and job_submit runs before the job has an id.
+local function unrequested_key(user, name, t)
+  return user .. "\0" .. name .. "\0" .. string.format("%d", t)
+end
+
+local function note_unrequested(user, name, t)
+  local key = unrequested_key(user, name, t)
+  state.unrequested[key] = (state.unrequested[key] or 0) + 1
+end
+
+local function claim_unrequested(user, name, t)  -- true (and forgotten) when the job was noted
+  if t == nil then return false end
+  for _, dt in ipairs({0, -1, 1}) do
+    local key = unrequested_key(user, name, t + dt)
+    local n = state.unrequested[key]
+    if n ~= nil then
+      state.unrequested[key] = (n > 1) and (n - 1) or nil
+      return true
+    end
+  end
+  return false
+end
+
 -- (user, name) of a job: in a replay every job is submitted by one account, so the trace's user
 -- travels in the job name as "user:name"; on a real cluster they are the job's owner and name.
 local function identity(job_name, owner)
@@ -178,10 +204,13 @@ local function learn_completed()
   local lines
   lines, state.jobcomp_offset = new_lines(path_of(ctx.jobcomp_file), state.jobcomp_offset)
   for _, line in ipairs(lines) do
+    local owner = line:match(" UserId=([^%(]*)%(")
+    local name = line:match(" Name=(.-) JobState=")
+    -- every record forgets its job's note, whatever its state
+    local unrequested = not ctx.replay and owner ~= nil and name ~= nil
+      and claim_unrequested(owner, name, parse_time(line:match(" SubmitTime=(%S+) ")))
     if line:match(" JobState=COMPLETED ") then
       local id = line:match("^JobId=(%d+) ")
-      local owner = line:match(" UserId=([^%(]*)%(")
-      local name = line:match(" Name=(.-) JobState=")
       local procs = tonumber(line:match(" ProcCnt=(%d+) "))
       local own = state.runtimes[id] or {}
       local runtime = own[1]
@@ -194,7 +223,9 @@ local function learn_completed()
         local user, job_name = identity(name, owner)
         local gpus = own[2] or math.ceil(procs / ctx.cpus_per_gpu)
         local request = own[3]  -- replay: the trace's; a live cluster: TimeLimit= minutes (or UNLIMITED)
-        if not ctx.replay then request = positive((tonumber(line:match(" TimeLimit=(%S+) ")) or 0) * 60) end
+        if not ctx.replay and not unrequested then
+          request = positive((tonumber(line:match(" TimeLimit=(%S+) ")) or 0) * 60)
+        end
         rolling_update(state.rolling, user, job_name, gpus, runtime * ctx.time_scale, request)
       end
     end
@@ -213,7 +244,7 @@ local function load()
   end
   local rolling = new_rolling(ctx.rolling)
   for _, job in ipairs(ctx.seed) do rolling_update(rolling, job[1], job[2], job[3], job[4], positive(job[5])) end
-  state = {model = model, ctx = ctx, rolling = rolling, recent = {}, runtimes = {},
+  state = {model = model, ctx = ctx, rolling = rolling, recent = {}, runtimes = {}, unrequested = {},
            jobcomp_offset = 0, runtime_offset = 0}
 end
 
@@ -272,6 +303,7 @@ local function qssf(job_desc)
   local recent = #window
   window[#window + 1] = now
   local request = requested(ctx, job_desc, opts)
+  if request == nil and not ctx.replay then note_unrequested(user, name, now) end
   local values = rolling_features(state.rolling, user, name, gpus, request)
   local p_r = values.rolling_estimate
   for key in pairs(ctx.log_features) do values[key] = log1p(values[key]) end

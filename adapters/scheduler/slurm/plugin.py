@@ -21,7 +21,9 @@ with :func:`nice_value`, and never blocks a submission. A job's request is its `
 and the ``TimeLimit=`` of its completion record on a live cluster; in a replay (where a time limit
 would kill jobs) the trace's request travels in the comment (:func:`replay_comment`) and in the job's
 line of ``job_runtimes.txt``. On a live cluster the comment is never read (the submitting user writes it):
-the time is the wall clock, the queue the partition, the processors ``num_tasks × cpus_per_task``.
+the time is the wall clock, the queue the partition, the processors ``num_tasks × cpus_per_task``; a job
+submitted without ``--time`` is noted (owner, name, submit second), and its record's ``TimeLimit=``, the
+partition's default, is not learned as a request.
 
 Example
 -------

@@ -3,6 +3,7 @@ blocks a submission. Run under lua5.1 with a stand-in for slurmctld's side (no S
 import dataclasses
 import re
 import warnings
+from datetime import datetime
 
 import numpy as np
 import pandas as pd
@@ -21,27 +22,36 @@ pytestmark = pytest.mark.skipif(LUA is None, reason="the lua5.1 interpreter is n
 TIME_SCALE = 2.0  # the plugin must turn replay seconds back into trace seconds
 NO_VAL = 4294967294  # Slurm's unset time limit
 LYING_COMMENT = "t=0;vc=fast;cpus=1;req=1"  # what a user could type to look short on a live cluster
+PARTITION_DEFAULT_MINUTES = 60  # the TimeLimit= of a live job submitted without --time
 RECORD_DAY = pd.Timestamp("2026-12-01 08:00:00")  # completion records' start (no daylight-saving change near)
 
 
-def _record(slurm_id: int, job: dict, state: str = "COMPLETED", *, live: bool = False) -> str:
+def _record(slurm_id: int, job: dict, state: str = "COMPLETED", *, live: bool = False, epoch=None) -> str:
     """A jobcomp/filetxt line. Replay: whole-second times that say nothing (the runtime file holds the exact run
     time, GPU count and request), every CPU of whole nodes as with --exclusive. Live: the job's owner and name,
-    its run time in whole seconds, its --time in minutes."""
+    its run time in whole seconds, its --time in minutes or, without one, the partition's default
+    (:data:`PARTITION_DEFAULT_MINUTES`), its submit time as slurmctld writes it (local time of the wall clock)."""
+    submitted = "2026-11-24T08:00:00"
     if live:
         end = RECORD_DAY + pd.Timedelta(seconds=float(job["duration"]))
         request = job.get("req_time")
-        limit = "UNLIMITED" if request is None or pd.isna(request) else str(int(request) // 60)
+        limit = str(PARTITION_DEFAULT_MINUTES) if request is None or pd.isna(request) else str(int(request) // 60)
         who, procs = f"UserId={job['user']}(1000) GroupId=g(1000) Name={job['name']}", int(job["cpu_num"])
         start, end = RECORD_DAY.strftime("%Y-%m-%dT%H:%M:%S"), end.strftime("%Y-%m-%dT%H:%M:%S")
+        submitted = datetime.fromtimestamp(_wall_clock(epoch, job)).strftime("%Y-%m-%dT%H:%M:%S")
     else:
         limit, who, procs = "UNLIMITED", f"UserId=root(0) GroupId=root(0) Name={job['user']}:{job['name']}", \
             8 * -(-int(job["gpu_num"]) // 8)
         start, end = "2026-11-24T08:00:00", "2026-11-24T08:00:01"
     return (f"JobId={slurm_id} {who} JobState={state} Partition=gpu TimeLimit={limit} StartTime={start} "
             f"EndTime={end} NodeList=n1 NodeCnt=1 ProcCnt={procs} WorkDir=/tmp ReservationName= Tres=cpu=1 "
-            f"Account= QOS= WcKey= Cluster=primo SubmitTime=2026-11-24T08:00:00 "
-            f"EligibleTime=2026-11-24T08:00:00 DerivedExitCode=0:0 ExitCode=0:0 ")
+            f"Account= QOS= WcKey= Cluster=primo SubmitTime={submitted} "
+            f"EligibleTime={submitted} DerivedExitCode=0:0 ExitCode=0:0 ")
+
+
+def _wall_clock(epoch, job: dict) -> int:
+    """A live job's submission on the wall clock (whole seconds): the trace's submit time."""
+    return int((epoch + pd.Timedelta(seconds=float(job["submit_time"]))).timestamp())
 
 
 def _submission(job: dict, *, live: bool = False) -> str:
@@ -72,11 +82,13 @@ def _events(jobs: pd.DataFrame, failed: set[int], *, live: bool = False) -> str:
                 stamp = (f"{slurm_id} 0.0 {float(finished['duration']) / TIME_SCALE!r} {int(finished['gpu_num'])} "
                          f"{plugin.request_field(finished.get('req_time'))}")
                 events.append(f"{{complete = {lua_string(stamp)}, file = {lua_string(plugin.RUNTIME_FILE)}}}")
-            record = _record(slurm_id, finished, "FAILED" if k in failed else "COMPLETED", live=live)
+            record = _record(slurm_id, finished, "FAILED" if k in failed else "COMPLETED", live=live,
+                             epoch=jobs.attrs.get("epoch"))
             events.append(f"{{complete = {lua_string(record)}, file = {lua_string(plugin.JOBCOMP_FILE)}}}")
         if live:  # the wall clock at submission: the trace's submit time in its time zone
             stamp = (jobs.attrs["epoch"] + pd.Timedelta(seconds=float(job["submit_time"])))
-            events.append(f"{{clock = {stamp.timestamp()!r}, hour = {stamp.hour}, wday = {(stamp.weekday() + 1) % 7 + 1}}}")
+            events.append(f"{{clock = {_wall_clock(jobs.attrs['epoch'], job)}, hour = {stamp.hour}, "
+                          f"wday = {(stamp.weekday() + 1) % 7 + 1}}}")
         events.append(_submission(job, live=live))
     return "return {\n" + ",\n".join(events) + "\n}\n"
 
@@ -176,13 +188,15 @@ def test_plugin_priorities_equal_embedded_scheduler_with_requests(kth_window, ki
 @pytest.mark.parametrize("kind", ["prdt", "pram"])
 def test_live_cluster_requests_equal_embedded_scheduler(kth_window, kind, tmp_path):
     """On a live cluster the request is the job's --time (minutes; NO_VAL when none) and the TimeLimit= of its
-    completion record, the run time that record's whole seconds, the identity its owner and name, the queue its
-    partition, the processors its tasks, the time the wall clock; a comment the user wrote changes nothing."""
+    completion record unless the job gave none (then that is the partition's default), the run time that record's
+    whole seconds, the identity its owner and name, the queue its partition, the processors its tasks, the time
+    the wall clock (whole seconds); a comment the user wrote changes nothing."""
     prepared, settings = kth_window
     prepared = _fitted(prepared, kind)
     minutes = (prepared.jobs["req_time"] // 60) * 60  # what a --time in minutes can say (0: unlimited)
     jobs = prepared.jobs.assign(req_time=minutes.where((minutes > 0) & (np.arange(len(minutes)) % 7 != 3)),
-                                duration=prepared.jobs["duration"].round())
+                                duration=prepared.jobs["duration"].round(),
+                                submit_time=prepared.jobs["submit_time"].round())
     jobs.attrs = dict(prepared.jobs.attrs)
     assert jobs["req_time"].isna().any() and (jobs["req_time"] > 0).sum() > len(jobs) // 2
     _check_equal(dataclasses.replace(prepared, jobs=jobs), settings, tmp_path, failed={5}, live=True)
