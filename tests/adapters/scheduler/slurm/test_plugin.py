@@ -38,7 +38,7 @@ def _record(slurm_id: int, job: dict, state: str = "COMPLETED", *, live: bool = 
         limit = str(PARTITION_DEFAULT_MINUTES) if request is None or pd.isna(request) else str(int(request) // 60)
         who, procs = f"UserId={job['user']}(1000) GroupId=g(1000) Name={job['name']}", int(job["cpu_num"])
         start, end = RECORD_DAY.strftime("%Y-%m-%dT%H:%M:%S"), end.strftime("%Y-%m-%dT%H:%M:%S")
-        submitted = datetime.fromtimestamp(_wall_clock(epoch, job)).strftime("%Y-%m-%dT%H:%M:%S")
+        submitted = datetime.fromtimestamp(_wall_clock(_submitted_at(epoch, job))).strftime("%Y-%m-%dT%H:%M:%S")
     else:
         limit, who, procs = "UNLIMITED", f"UserId=root(0) GroupId=root(0) Name={job['user']}:{job['name']}", \
             8 * -(-int(job["gpu_num"]) // 8)
@@ -49,9 +49,14 @@ def _record(slurm_id: int, job: dict, state: str = "COMPLETED", *, live: bool = 
             f"EligibleTime={submitted} DerivedExitCode=0:0 ExitCode=0:0 ")
 
 
-def _wall_clock(epoch, job: dict) -> int:
-    """A live job's submission on the wall clock (whole seconds): the trace's submit time."""
-    return int((epoch + pd.Timedelta(seconds=float(job["submit_time"]))).timestamp())
+def _submitted_at(epoch, job: dict) -> pd.Timestamp:
+    """A live job's submission: the trace's submit time in its time zone."""
+    return epoch + pd.Timedelta(seconds=float(job["submit_time"]))
+
+
+def _wall_clock(stamp: pd.Timestamp) -> int:
+    """The wall clock (whole seconds) at ``stamp``."""
+    return int(stamp.timestamp())
 
 
 def _submission(job: dict, *, live: bool = False) -> str:
@@ -85,10 +90,9 @@ def _events(jobs: pd.DataFrame, failed: set[int], *, live: bool = False) -> str:
             record = _record(slurm_id, finished, "FAILED" if k in failed else "COMPLETED", live=live,
                              epoch=jobs.attrs.get("epoch"))
             events.append(f"{{complete = {lua_string(record)}, file = {lua_string(plugin.JOBCOMP_FILE)}}}")
-        if live:  # the wall clock at submission: the trace's submit time in its time zone
-            stamp = (jobs.attrs["epoch"] + pd.Timedelta(seconds=float(job["submit_time"])))
-            events.append(f"{{clock = {_wall_clock(jobs.attrs['epoch'], job)}, hour = {stamp.hour}, "
-                          f"wday = {(stamp.weekday() + 1) % 7 + 1}}}")
+        if live:  # the wall clock at submission
+            stamp = _submitted_at(jobs.attrs["epoch"], job)
+            events.append(f"{{clock = {_wall_clock(stamp)}, hour = {stamp.hour}, wday = {(stamp.weekday() + 1) % 7 + 1}}}")
         events.append(_submission(job, live=live))
     return "return {\n" + ",\n".join(events) + "\n}\n"
 
