@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import logging
 import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -157,8 +158,10 @@ def distill(
         ``held_out`` (full fidelity report; with soft labels also ``argmax_fidelity``,
         ``probability_mae``, ``log_loss_to_teacher``, ``teacher_entropy``), ``accuracy`` (teacher and
         student against ``y``, or None), ``decision`` and ``soft_fit`` (soft labels: the decision
-        rule, and how the classifier was fit), ``iterations`` (one entry: fidelity, n_leaves, depth,
-        complexity, n_samples, seconds), ``teacher`` and ``options``.
+        rule, and how the classifier was fit), ``classes_not_learned`` (hard labels: the teacher's
+        classes, or ``y``'s, that no training input was labelled with; a warning names them),
+        ``iterations`` (one entry: fidelity, n_leaves, depth, complexity, n_samples, seconds),
+        ``teacher`` and ``options``.
 
     Example
     -------
@@ -205,6 +208,9 @@ def distill(
         fit_labels = np.concatenate([train_labels, oracle.labels(generated)])
         logger.info("augmented %d training inputs with %d %s inputs", len(X_train), n_generated, augment)
 
+    unlearned = []
+    if task == "classification" and labels == "hard":
+        unlearned = _classes_never_labelled(oracle, fit_labels, y)
     decision = soft_fit = None
     if labels == "soft":
         classes = oracle.classes(teacher_labels)
@@ -258,6 +264,7 @@ def distill(
         "accuracy": accuracy,
         "decision": None if decision is None else decision.to_dict(),
         "soft_fit": soft_fit,
+        "classes_not_learned": unlearned,
         "iterations": [iteration],
         "teacher": describe_teacher(teacher),
         "options": {
@@ -340,6 +347,26 @@ class _Teacher:
         if not np.all(np.isfinite(probabilities)) or np.any(probabilities < 0):
             raise ValueError("teacher.predict_proba returned NaN, infinity or negative probabilities")
         return probabilities / probabilities.sum(axis=1, keepdims=True)
+
+
+def _classes_never_labelled(oracle: _Teacher, fit_labels: np.ndarray, y) -> list:
+    """Classes the teacher knows (its ``classes_``, else the true labels ``y``) that it gave no training
+    input, with a warning: a hard-label student learns only the labels it sees, so it can never predict
+    them and its ``predict_proba`` has no column for them."""
+    known = getattr(oracle.teacher, "classes_", None)
+    if known is None and y is not None:
+        known = pd.unique(pd.Series(y).dropna())
+    if known is None:
+        return []
+    known = np.asarray(known)
+    missing = known[~np.isin(known, fit_labels)].tolist()
+    if missing:
+        remedy = ("labels='soft' keeps every class of its predict_proba"
+                  if callable(getattr(oracle.teacher, "predict_proba", None))
+                  else "add inputs the teacher labels with them (or augment=)")
+        warnings.warn(f"the teacher labels no training input as {missing} (of its classes {known.tolist()}), so the "
+                      f"hard-label student cannot predict them; {remedy}", UserWarning, stacklevel=3)
+    return missing
 
 
 def _resolve_task(teacher, task: str, labels: np.ndarray) -> str:

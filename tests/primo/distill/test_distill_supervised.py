@@ -1,4 +1,6 @@
 """Supervised distillation of real-data teachers (MLPs on Clara-MS and Clara-AI) into PrDT/PrAM students."""
+import warnings
+
 import numpy as np
 import onnxruntime
 import pytest
@@ -179,6 +181,39 @@ def test_hard_labels_with_augmentation_and_a_held_out_split(ai_data, ai_teacher)
     assert record["iterations"][0]["n_augmented"] == 500
     assert set(record["accuracy"]) == {"teacher", "student"}
     assert record["fidelity"] >= 0.95
+
+
+class MergingTeacher:
+    """A wine classifier that knows three classes but labels every class-2 wine as class 1."""
+
+    classes_ = np.array([0, 1, 2])
+
+    def __init__(self, model):
+        self.model = model
+
+    def predict_proba(self, X):
+        return self.model.predict_proba(X)
+
+    def predict(self, X):
+        return np.minimum(self.model.predict(X), 1)
+
+
+def test_hard_labels_name_the_classes_the_teacher_never_gave(tmp_path, wine_teacher):
+    X, y, model = wine_teacher
+    with pytest.warns(UserWarning, match=r"no training input as \[2\].*labels='soft'"):
+        student = distill(MergingTeacher(model), X, search=False, random_state=0)
+    assert student.classes_.tolist() == [0, 1]
+    assert student.metadata_["distillation"]["classes_not_learned"] == [2]
+    reloaded = primo.load(student.save(tmp_path / "hard.primo"))
+    assert reloaded.metadata_["distillation"]["classes_not_learned"] == [2]
+    # Without classes_, the true labels tell which classes the teacher never gave.
+    with pytest.warns(UserWarning, match=r"no training input as \[2\].*augment"):
+        distill(MergingTeacher(model).predict, X, y=y, search=False, random_state=0)
+    # Soft labels keep every class of predict_proba, and say nothing.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        soft = distill(MergingTeacher(model), X, labels="soft", search=False, random_state=0)
+    assert soft.classes_.tolist() == [0, 1, 2] and soft.metadata_["distillation"]["classes_not_learned"] == []
 
 
 def test_pram_student_and_plain_callable_teacher(ms_data, ms_teacher):
