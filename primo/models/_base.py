@@ -140,11 +140,22 @@ def _text_names(X: pd.DataFrame) -> pd.DataFrame:
     return X if names == list(X.columns) else X.set_axis(names, axis=1)
 
 
+#: scikit-learn's trees read X as float32, where any larger magnitude becomes infinity.
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _beyond_float32(values: np.ndarray) -> np.ndarray:
+    """Where ``values`` are infinite or become so in float32 (NaN is not)."""
+    return np.abs(values) > FLOAT32_MAX
+
+
 def _infinity_error(name: str, values: np.ndarray) -> InputError:
+    beyond = _beyond_float32(values)
+    what = "infinity" if np.isinf(values[beyond]).all() else f"values beyond float32's range (±{FLOAT32_MAX:.3g})"
     return InputError(
-        f"column {name!r} of X holds infinity at rows {_rows_text(np.isinf(values))}; a PrDT reads NaN as missing "
-        "but cannot read infinity (scikit-learn's trees work in float32): replace it with NaN or clip it to a finite "
-        "number", argument="X", column=name)
+        f"column {name!r} of X holds {what} at rows {_rows_text(beyond)}; a PrDT reads NaN as missing but cannot "
+        "read these (scikit-learn's trees work in float32): replace them with NaN, or clip or rescale the column to "
+        "finite float32 numbers", argument="X", column=name)
 
 
 def _check_frame_values(X: pd.DataFrame, read_as_numbers, allow_infinity: bool) -> None:
@@ -156,14 +167,14 @@ def _check_frame_values(X: pd.DataFrame, read_as_numbers, allow_infinity: bool) 
         floats = [j for j, dtype in enumerate(dtypes) if kinds[j] == NUMERIC and dtype.kind == "f"]
         if floats:
             block = X if len(floats) == X.shape[1] else X.iloc[:, floats]
-            infinite = np.isinf(block.to_numpy(dtype=np.float64, na_value=np.nan))
+            infinite = _beyond_float32(block.to_numpy(dtype=np.float64, na_value=np.nan))
             if infinite.any():
                 j = floats[int(np.flatnonzero(infinite.any(axis=0))[0])]
                 raise _infinity_error(X.columns[j], X.iloc[:, j].to_numpy(dtype=np.float64, na_value=np.nan))
     for j in read_as_numbers:
         if kinds[j] == CATEGORICAL:  # numbers stored as objects or text
             values = numeric_values(X.iloc[:, j], X.columns[j])
-            if not allow_infinity and np.isinf(values).any():
+            if not allow_infinity and _beyond_float32(values).any():
                 raise _infinity_error(X.columns[j], values)
 
 
@@ -175,13 +186,13 @@ def _check_array_values(array: np.ndarray, names: list[str], read_as_numbers, al
         raise InputError(f"X holds dates or times ({array.dtype}); Primo models need numbers: derive numeric "
                          "features first (hours, weekdays, seconds since a reference)", argument="X")
     if kind in "fiub":
-        if kind == "f" and not allow_infinity and np.isinf(array).any():
-            j = int(np.flatnonzero(np.isinf(array).any(axis=0))[0])
+        if kind == "f" and not allow_infinity and _beyond_float32(array).any():
+            j = int(np.flatnonzero(_beyond_float32(array).any(axis=0))[0])
             raise _infinity_error(names[j], array[:, j])
         return
     for j in read_as_numbers:  # text in an object array: only where the model reads numbers
         values = numeric_values(pd.Series(array[:, j]), names[j])
-        if not allow_infinity and np.isinf(values).any():
+        if not allow_infinity and _beyond_float32(values).any():
             raise _infinity_error(names[j], values)
 
 
@@ -208,7 +219,9 @@ def _check_sample_weight(sample_weight, n_rows: int) -> None:
                          argument="sample_weight")
 
 
-def _check_target(model, y, n_rows: int, *, classifier: bool, multi_output: bool) -> None:
+def check_target(model, y, n_rows: int, *, classifier: bool, multi_output: bool) -> None:
+    """Check a training target for ``model``: present, one value per row of X, no missing value or infinity,
+    numbers for a regressor; the error names the problem and the rows."""
     who = type(model).__name__
     if y is None:
         raise InputError(f"{who} requires y to be passed, but the target y is None", argument="y")
@@ -274,7 +287,7 @@ def check_training_input(model, X, y, sample_weight=None, *, classifier: bool, m
         _check_shape(n_rows, n_columns)
         _check_array_values(array, _column_names(None, n_columns), () if text_in_arrays else range(n_columns),
                             allow_infinity)
-    _check_target(model, y, n_rows, classifier=classifier, multi_output=multi_output)
+    check_target(model, y, n_rows, classifier=classifier, multi_output=multi_output)
     _check_sample_weight(sample_weight, n_rows)
     return X
 
@@ -296,7 +309,7 @@ def _numeric_frame_values(model, X: pd.DataFrame, known) -> np.ndarray | None:
     if X.columns.tolist() != known or len(model._features_read_as_numbers()) != len(known):
         return None
     values = X.to_numpy(dtype=np.float64)
-    if not model._accepts_infinity and np.isinf(values).any():
+    if not model._accepts_infinity and _beyond_float32(values).any():
         return None
     return values
 
@@ -358,7 +371,7 @@ def check_prediction_input(model, X, *, numeric_frames_as_arrays: bool = False):
         raise ColumnMismatchError(
             f"X has {array.shape[1]} features, but {who} is expecting {expected} features as input", argument="X")
     _check_shape(*array.shape)
-    if array.dtype.kind in "iub" or (array.dtype.kind == "f" and (model._accepts_infinity or not np.isinf(array).any())):
+    if array.dtype.kind in "iub" or (array.dtype.kind == "f" and (model._accepts_infinity or not _beyond_float32(array).any())):
         return X  # plain numbers: nothing left to check (column names are built only for an error)
     _check_array_values(array, _column_names(model, expected), model._features_read_as_numbers(),
                         model._accepts_infinity)

@@ -93,7 +93,7 @@ class _PrDTMixin(PrimoModelMixin):
         if isinstance(checked, np.ndarray) and checked.dtype.kind in "fiu":
             with np.errstate(over="ignore"):
                 rows = np.ascontiguousarray(checked, dtype=np.float32)
-            # Values beyond float32's range, or NaN where the tree cannot take it: scikit-learn's own errors.
+            # NaN where the tree cannot take it: scikit-learn's own error (values beyond float32's range were refused).
             if not np.isinf(rows).any() and (not np.isnan(rows).any() or self._support_missing_values(rows)):
                 return rows, False
             if checked is not X:  # the frame itself, whose names scikit-learn checks

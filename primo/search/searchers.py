@@ -96,6 +96,7 @@ from skopt.space import Categorical, Integer, Space
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
+from primo.models._base import check_target
 from primo.models.pram import fold_bags
 from primo.parallel import effective_n_jobs
 from primo.search.choice import ONE_STANDARD_ERROR_RULE, choose_trial, pareto_front
@@ -360,8 +361,8 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Run the search on (X, y) and refit the kept configuration on all of it; returns ``self``."""
         self._start_time = time.perf_counter()
-        if len(X) != len(y):
-            raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
+        # Missing or infinite targets named before any split; the estimator checks its own shape rules.
+        check_target(self.estimator, y, len(X), classifier=is_classifier(self.estimator), multi_output=True)
         y = np.asarray(y)
         if sample_weight is not None:
             sample_weight = np.asarray(sample_weight, dtype=float)

@@ -140,6 +140,8 @@ CASES = [
          "column 'b' of X holds infinity at rows \\[2\\]", "X", "b"),
     Case("fit_X_minus_inf_array_prdt", PRDT, fit_with(lambda c: (np.c_[c.X[["a"]].to_numpy(), np.r_[-np.inf, c.X["b"][1:]]],
                                                           c.y, {})), InputError, "column 'x1' of X holds infinity", "X", "x1"),
+    Case("fit_X_beyond_float32_prdt", PRDT, fit_with(lambda c: (_with_value(c.X, "a", 3, -1e300), c.y, {})), InputError,
+         "column 'a' of X holds values beyond float32's range \\(±3.4e\\+38\\) at rows \\[3\\]", "X", "a"),
     Case("fit_X_datetime", ALL, fit_with(lambda c: (c.X.assign(when=pd.date_range("2026-01-01", periods=len(c.y))),
                                                     c.y, {})), InputError, "column 'when' holds dates", "X", "when"),
     Case("fit_X_text_in_array", PRDT, fit_with(lambda c: (_with_value(c.X[["a", "b"]], "b", 3, "eighty").to_numpy(),
@@ -203,6 +205,9 @@ CASES = [
          InputError, "column 'a' holds dates", "X", "a"),
     Case("predict_inf_prdt", PRDT, predict_with(lambda c: _with_value(c.X, "a", 5, -np.inf)), InputError,
          "column 'a' of X holds infinity at rows \\[5\\]", "X", "a"),
+    Case("predict_beyond_float32_array_prdt", PRDT, predict_with(lambda c: np.c_[c.X[["a", "b"]].to_numpy(), np.zeros(24)]
+                                                                 * np.r_[1e300, np.ones(23)][:, None]),
+         InputError, "column 'a' of X holds values beyond float32's range .* at rows \\[0\\]", "X", "a"),
     Case("predict_proba_missing_column", CLASSIFIERS, predict_with(lambda c: c.X[["a"]], "predict_proba"),
          ColumnMismatchError, "missing \\['b', 'kind'\\]", "X", "b"),
     # ---- adjust
@@ -371,3 +376,25 @@ def test_a_successful_fit_and_predict_leave_the_callers_data_as_it_was(family):
     model.predict(X[["flag", "kind", 1, "a"]])
     assert [_fingerprint(v) for v in watched] == before
     assert list(X.columns) == ["a", 1, "kind", "flag"]
+
+
+@pytest.mark.parametrize("selection, bad", [(s, b) for s in ("PrimoClassifier", "PrimoRegressor", "RandomSearch")
+                                            for b in ("nan", "none", "inf", "short")
+                                            if (s, b) != ("PrimoClassifier", "inf")])  # infinity: a regressor's problem
+def test_searches_and_selection_name_a_bad_target_before_any_trial(selection, bad):
+    """The target is checked as the families check it, before a search splits or scores anything."""
+    from primo import PrimoClassifier, PrimoRegressor
+    from primo.search import RandomSearch
+
+    classifier = selection == "PrimoClassifier"
+    y = _target("PrDTClassifier" if classifier else "PrDTRegressor", _table()).astype(object if classifier else float)
+    y = {"nan": lambda: np.r_[y[:5], np.nan, y[6:]], "none": lambda: np.r_[y[:5], None, y[6:]],
+         "inf": lambda: np.r_[y[:5], np.inf, y[6:]], "short": lambda: y[:-4]}[bad]()
+    estimator = {"PrimoClassifier": lambda: PrimoClassifier(n_trials=2, progress=False),
+                 "PrimoRegressor": lambda: PrimoRegressor(n_trials=2, progress=False),
+                 "RandomSearch": lambda: RandomSearch(PrDTRegressor(), n_trials=2, progress=False)}[selection]()
+    message = {"nan": r"missing values .* at rows \[5\]", "none": r"missing values .* at rows \[5\]",
+               "inf": r"infinity at rows \[5\]", "short": "X has 24 rows but y has 20"}[bad]
+    with pytest.raises(InputError, match=message) as caught:
+        estimator.fit(_table(), y)
+    assert caught.value.argument == "y"
