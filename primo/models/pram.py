@@ -29,6 +29,7 @@ Example
 from __future__ import annotations
 
 import copy
+import math
 import numbers
 
 import numpy as np
@@ -158,14 +159,25 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         if int(bags_per_fold) < 1:
             raise ValueError(f"bags_per_fold must be >= 1, got {bags_per_fold}")
         y_array = np.asarray(y)
+        classifier = isinstance(self, ClassifierMixin)
         bags = np.zeros((len(y_array), len(splits) * int(bags_per_fold)), dtype=np.int8)
         rng = np.random.RandomState(self.random_state)
         for fold, (train, _) in enumerate(splits):
-            classes = np.unique(y_array[train], return_counts=True)[1] if isinstance(self, ClassifierMixin) else None
-            stratify = y_array[train] if classes is not None and classes.min() >= 2 else None
+            if classifier and np.unique(y_array[train]).size < np.unique(y_array).size:
+                missing = np.setdiff1d(np.unique(y_array), y_array[train]).tolist()
+                raise ValueError(f"split {fold}'s training rows hold no row of class {missing}: every bag of a "
+                                 "cross-fitted classifier must know every class (fit such folds one by one)")
+            counts = np.unique(y_array[train], return_counts=True)[1] if classifier else None
+            n_stop = math.ceil(EARLY_STOPPING_FRACTION * len(train))
+            # Stratified only where every class fits in both parts (scikit-learn refuses otherwise).
+            stratify = (y_array[train] if counts is not None and counts.min() >= 2
+                        and len(counts) <= min(n_stop, len(train) - n_stop) else None)
             for bag in fold_bags(fold, bags_per_fold):
                 boost, stop = train_test_split(np.asarray(train), test_size=EARLY_STOPPING_FRACTION,
                                                stratify=stratify, random_state=rng.randint(2**31 - 1))
+                if classifier and stratify is None:  # a class left out of the boosting rows: boost on it too
+                    lost = ~np.isin(y_array[stop], y_array[boost])
+                    boost, stop = np.r_[boost, stop[lost]], stop[~lost]
                 bags[boost, bag], bags[stop, bag] = 1, -1
         return self._fit(X, y, sample_weight, bags=bags)
 

@@ -580,7 +580,7 @@ class _SequentialSearch(_BaseSearch):
         evaluate = joblib.delayed(_evaluate_trial)
         race = self._race_folds(splits)
         search_splits = splits[:race] if race else splits
-        cross = self._cross_fits(splits)
+        cross = self._cross_fits(splits, y)
         raced = {}  # trial number -> its result on the first folds
         done, slowest = 0, 0.0
         # One managed Parallel for the whole search: the backend's workers (a Ray actor pool, loky
@@ -639,9 +639,15 @@ class _SequentialSearch(_BaseSearch):
                 rows += self._refine(rows, names, X, y, sample_weight, splits, loss, penalty, parallel)
         return rows
 
-    def _cross_fits(self, splits) -> int:
-        """Bags per fold of a cross-fitted trial; 0 when trials are not cross-fitted (see the module docstring)."""
+    def _cross_fits(self, splits, y) -> int:
+        """Bags per fold of a cross-fitted trial; 0 when trials are not cross-fitted (see the module docstring).
+
+        Not when a fold's training rows miss a class (a class rarer than the folds): a bag of the shared
+        model must know every class, so such folds are fitted one by one, each model with its own classes.
+        """
         if not self.cross_fit or len(splits) < 2 or not hasattr(self.estimator, "cross_fit"):
+            return 0
+        if is_classifier(self.estimator) and any(np.unique(y[train]).size < np.unique(y).size for train, _ in splits):
             return 0
         if isinstance(self.cross_fit, bool):
             return 1
@@ -725,7 +731,7 @@ class _SequentialSearch(_BaseSearch):
         name, values = path
         cross_fitted = self._cross_fitted.get(_params_key(best["params"]))
         if cross_fitted is not None:  # score each fold's bag; the sizes are the averaged model's
-            bags = self._cross_fits(splits)
+            bags = self._cross_fits(splits, y)
             folds = parallel(joblib.delayed(_score_variants)(cross_fitted.bag_model(fold_bags(fold, bags)), values,
                                                              _safe_indexing(X, valid), y[valid], loss, False)
                              for fold, (_, valid) in enumerate(splits))

@@ -2,10 +2,11 @@
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import clone
 from sklearn.metrics import log_loss
 from skopt.space import Integer, Real
 
-from primo import PrAMRegressor, PrDTClassifier, PrDTRegressor
+from primo import PrAMClassifier, PrAMRegressor, PrDTClassifier, PrDTRegressor
 from primo.search import BayesianSearch, ComplexityPenalty, GridSearch, RandomSearch, resolve_loss, wmape
 from primo.search.objective import ValidationLoss
 from primo.search.objective import log_loss_from_proba
@@ -379,6 +380,39 @@ def test_cross_fitted_trials_are_their_own_refit(data_dir, monkeypatch):
     sampled = RandomSearch(estimator, n_trials=6, cv=3, cross_fit=True, search_sample_size=0.5, random_state=0,
                            refit=False, progress=False).fit(X, y)
     assert sampled._cross_fitted_model(dict(chosen["params"])) is None
+
+
+def test_cross_fitting_classes_rarer_than_the_folds():
+    """Every bag boosts on every class of its fold; a search whose folds miss a class fits them one by one."""
+    from interpret.glassbox import ExplainableBoostingClassifier
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=90), "b": rng.normal(size=90)})
+    y = np.repeat([f"c{i}" for i in range(30)], 3)  # three rows a class: two in each training fold of three
+    estimator = PrAMClassifier(max_rounds=30, outer_bags=1, n_jobs=1, random_state=0)
+    splits = list(StratifiedKFold(3, shuffle=True, random_state=0).split(X, y))
+    seen = {}
+    real_fit = ExplainableBoostingClassifier.fit
+
+    def spy(self, X, y, sample_weight=None, bags=None, init_score=None):
+        seen["bags"] = bags
+        return real_fit(self, X, y, sample_weight=sample_weight, bags=bags, init_score=init_score)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ExplainableBoostingClassifier, "fit", spy)
+        model = clone(estimator).cross_fit(X, y, splits, bags_per_fold=2)
+    assert model.classes_.tolist() == sorted(set(y))
+    for bag in range(seen["bags"].shape[1]):
+        assert set(y[seen["bags"][:, bag] == 1]) == set(y)
+    # Two rows a class and five folds: some folds' training rows miss a class.
+    X, y = X.iloc[:60], y[:60].copy()
+    y[:] = np.repeat([f"c{i}" for i in range(30)], 2)
+    splits = list(KFold(5, shuffle=True, random_state=0).split(X))
+    with pytest.raises(ValueError, match="training rows hold no row of class"):
+        clone(estimator).cross_fit(X, y, splits)
+    search = RandomSearch(estimator, n_trials=3, cv=5, cross_fit=True, random_state=0, progress=False).fit(X, y)
+    assert search.trials_["error"].isna().all() and not search._cross_fitted
 
 
 @pytest.mark.parametrize("labels", [[2, 0, 1], ["Paris", "Lyon", "Nice"], [False, True]], ids=["int", "str", "bool"])
