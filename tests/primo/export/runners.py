@@ -1,5 +1,6 @@
 """Run exported models the way users would: gcc-compiled C, node, lua5.1, onnxruntime. Plus edge-case rows."""
 import json
+import re
 import subprocess
 import textwrap
 
@@ -98,6 +99,9 @@ local model = dofile(arg[1])
 local rows = dofile(arg[2])
 local function show(v)
   if type(v) == "number" then return string.format("%.17g", v) end
+  if type(v) == "string" then  -- escaped, so a label holding a tab or newline stays one field
+    return (v:gsub("\\\\", "\\\\\\\\"):gsub("\\t", "\\\\t"):gsub("\\n", "\\\\n"):gsub("\\r", "\\\\r"))
+  end
   return tostring(v)
 end
 for _, x in ipairs(rows) do
@@ -133,7 +137,12 @@ def lua_outputs(source: str, rows, tmp_path) -> list[list[str]]:
     done = subprocess.run(["lua5.1", str(tmp_path / "runner.lua"), str(tmp_path / "model.lua"), str(tmp_path / "rows.lua")],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    return [line.split("\t") for line in done.stdout.splitlines()]
+    return [[_LUA_UNESCAPE.sub(lambda m: _LUA_ESCAPES[m.group(1)], field) for field in line.split("\t")]
+            for line in done.stdout.split("\n")[:-1]]
+
+
+_LUA_ESCAPES = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
+_LUA_UNESCAPE = re.compile(r"\\([\\tnr])")
 
 
 def onnx_outputs(model_proto, rows: np.ndarray) -> dict:

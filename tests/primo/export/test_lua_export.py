@@ -78,7 +78,15 @@ def test_hostile_names_are_escaped(linnos, tmp_path):
     np.testing.assert_allclose([float(o[0]) for o in out], model.predict(X), rtol=0, atol=TOLERANCE)
     names = lua_outputs(source.replace("\nreturn M\n", "\nM.predict = function() return M.feature_names[1] end\n"
                                        "return M\n"), [[0.0, 0.0]], tmp_path)
-    assert names[0][0] == 'p"]]'  # the first line of the name (the runner splits output on newlines)
+    assert names[0][0] == 'p"]]\n--[[x'
+    # Class labels too: the predicted label is the text itself, tabs, newlines and backslashes included.
+    from primo import PrDTClassifier
+
+    labels = np.where(X_check.head(600)["latency"].to_numpy() > X_check.head(600)["latency"].median(),
+                      ']]\n--\tos.exit(3) "', "\\\x00[==[")
+    tree = PrDTClassifier(max_depth=3, random_state=0).fit(X, labels)
+    out = lua_outputs(to_lua(tree), rows, tmp_path)
+    assert [o[0] for o in out] == tree.predict(X).tolist() and len(set(o[0] for o in out)) == 2
 
 
 def test_export_model_and_cli_write_lua(models, tmp_path):
