@@ -160,14 +160,17 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
             raise ValueError(f"bags_per_fold must be >= 1, got {bags_per_fold}")
         y_array = np.asarray(y)
         classifier = isinstance(self, ClassifierMixin)
+        all_classes = np.unique(y_array) if classifier else None
         bags = np.zeros((len(y_array), len(splits) * int(bags_per_fold)), dtype=np.int8)
         rng = np.random.RandomState(self.random_state)
         for fold, (train, _) in enumerate(splits):
-            if classifier and np.unique(y_array[train]).size < np.unique(y_array).size:
-                missing = np.setdiff1d(np.unique(y_array), y_array[train]).tolist()
-                raise ValueError(f"split {fold}'s training rows hold no row of class {missing}: every bag of a "
-                                 "cross-fitted classifier must know every class (fit such folds one by one)")
-            counts = np.unique(y_array[train], return_counts=True)[1] if classifier else None
+            counts = None
+            if classifier:
+                classes, counts = np.unique(y_array[train], return_counts=True)
+                if classes.size < all_classes.size:
+                    raise ValueError(f"split {fold}'s training rows hold no row of class "
+                                     f"{np.setdiff1d(all_classes, classes).tolist()}: every bag of a cross-fitted "
+                                     "classifier must know every class (fit such folds one by one)")
             n_stop = math.ceil(EARLY_STOPPING_FRACTION * len(train))
             # Stratified only where every class fits in both parts (scikit-learn refuses otherwise).
             stratify = (y_array[train] if counts is not None and counts.min() >= 2

@@ -91,10 +91,9 @@ class _PrDTMixin(PrimoModelMixin):
             return self.encode_rows(X), False
         checked = check_prediction_input(self, X, numeric_frames_as_arrays=not getattr(self, "categories_", {}))
         if isinstance(checked, np.ndarray) and checked.dtype.kind in "fiu":
-            with np.errstate(over="ignore"):
-                rows = np.ascontiguousarray(checked, dtype=np.float32)
-            # NaN where the tree cannot take it: scikit-learn's own error (values beyond float32's range were refused).
-            if not np.isinf(rows).any() and (not np.isnan(rows).any() or self._support_missing_values(rows)):
+            rows = np.ascontiguousarray(checked, dtype=np.float32)  # values beyond float32's range were refused
+            # NaN where the tree cannot take it: scikit-learn's own error.
+            if not np.isnan(rows).any() or self._support_missing_values(rows):
                 return rows, False
             if checked is not X:  # the frame itself, whose names scikit-learn checks
                 return self.encode_rows(X), True
