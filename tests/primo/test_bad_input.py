@@ -398,3 +398,20 @@ def test_searches_and_selection_name_a_bad_target_before_any_trial(selection, ba
     with pytest.raises(InputError, match=message) as caught:
         estimator.fit(_table(), y)
     assert caught.value.argument == "y"
+
+
+def test_prdt_warns_when_float32_cannot_tell_a_columns_values_apart():
+    """Epoch seconds in float32 (scikit-learn's trees) are 128-second steps: the tree could not split between
+    jobs submitted a minute apart, silently. The warning names the column; the same times as offsets fit quietly."""
+    rng = np.random.default_rng(0)
+    seconds = np.sort(rng.uniform(0, 86400, 2000))
+    X = pd.DataFrame({"submitted": 1.7e9 + seconds, "load": rng.normal(size=2000)})
+    y = (seconds % 600 > 300).astype(float)
+    with pytest.warns(UserWarning, match=r"float32.*'submitted' \(2,000 distinct values, 640 in float32\)"):
+        PrDTRegressor().fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        PrDTRegressor().fit(X.assign(submitted=seconds), y)
+        PrDTRegressor().fit(X.to_numpy() - [1.7e9, 0.0], y)
+    with pytest.warns(UserWarning, match="'x0'"):
+        PrDTClassifier().fit(X.to_numpy(), y > 0)
