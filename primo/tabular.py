@@ -1,30 +1,90 @@
-"""Reading and writing tables (CSV or Parquet, chosen by file suffix) for the CLI."""
+"""Reading and writing tables (delimited text or Parquet, chosen by file suffix) for the CLI."""
 from __future__ import annotations
 
+import csv
+import io
+import re
+import warnings
 from pathlib import Path
 
 import pandas as pd
 
 from primo.io import atomic_write_bytes
 
-_READERS = {".csv": pd.read_csv, ".parquet": pd.read_parquet, ".pq": pd.read_parquet}
+#: Separators a text table may use; the one in use is sniffed from its first lines (Excel writes ';' in
+#: locales whose decimal mark is a comma).
+SEPARATORS = ",;\t|"
+#: Bytes of a text table read to sniff its separator and header.
+SNIFF_BYTES = 1 << 16
+_DECIMAL_COMMA = re.compile(r"[+-]?(\d+(,\d*)?|,\d+)([eE][+-]?\d+)?")  # 1,5  -0,25  ,5  9,5e-05
 
 
 def read_table(path) -> pd.DataFrame:
-    """Read a CSV or Parquet file, with errors that name the file and the problem."""
+    """Read a delimited text (.csv, .tsv, .txt) or Parquet file, with errors that name the file and the problem.
+
+    Text is UTF-8 (a byte-order mark is skipped); its separator is sniffed among ``SEPARATORS``; a header
+    naming a column twice is refused (pandas would rename the second ``a`` to ``a.1`` without a word,
+    where Primo's models refuse duplicate names); and in a ';'-separated file, a text column whose every
+    value is a number written with a decimal comma (``1,5``) is read as numbers, with a warning.
+    """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no data file at {path}")
-    reader = _READERS.get(path.suffix.lower())
-    if reader is None:
-        raise ValueError(f"{path}: unsupported data format {path.suffix!r} (use .csv or .parquet)")
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".tsv", ".txt", ".parquet", ".pq"):
+        raise ValueError(f"{path}: unsupported data format {path.suffix!r} (use .csv, .tsv, .txt or .parquet)")
     try:
-        table = reader(path)
+        table = pd.read_parquet(path) if suffix in (".parquet", ".pq") else _read_text(path)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, OSError, ValueError) as exc:
         raise ValueError(f"{path}: cannot read table: {exc}") from None
     if table.empty:
         raise ValueError(f"{path}: the table has no rows")
     return table
+
+
+def _read_text(path: Path) -> pd.DataFrame:
+    with open(path, "rb") as file:
+        head = file.read(SNIFF_BYTES)
+    try:
+        text = head.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 3:  # not merely a character cut by the end of the sample
+            raise ValueError(f"not UTF-8 text (byte {head[exc.start]:#04x} at position {exc.start}); "
+                             "save the file as UTF-8") from None
+        text = head[:exc.start].decode("utf-8-sig")
+    try:
+        sample = text[:SNIFF_BYTES // 4]
+        separator = csv.Sniffer().sniff(sample.rsplit("\n", 1)[0] if "\n" in sample else sample,
+                                        delimiters=SEPARATORS).delimiter
+    except csv.Error:  # one column, or no line to compare
+        separator = "\t" if path.suffix.lower() == ".tsv" else ","
+    header = next(csv.reader(io.StringIO(text), delimiter=separator), [])
+    duplicates = sorted({name for name in header if header.count(name) > 1})
+    if duplicates:
+        raise ValueError(f"the header names columns {duplicates} more than once; give each column its own name")
+    try:
+        table = pd.read_csv(path, sep=separator, encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 text ({exc.reason} beyond the first {SNIFF_BYTES:,} bytes); "
+                         "save the file as UTF-8") from None
+    if separator == ";":
+        _read_decimal_commas(table)
+    return table
+
+
+def _read_decimal_commas(table: pd.DataFrame) -> None:
+    """Text columns whose every value is a number with a decimal comma become numbers (in place)."""
+    converted = []
+    for name in table.columns:
+        if not pd.api.types.is_string_dtype(table[name]):  # numbers, dates and booleans stay as read
+            continue
+        values = table[name].dropna()
+        if len(values) and values.map(lambda v: isinstance(v, str) and _DECIMAL_COMMA.fullmatch(v) is not None).all():
+            table[name] = pd.to_numeric(table[name].str.replace(",", ".", regex=False))
+            converted.append(str(name))
+    if converted:
+        warnings.warn(f"read {converted} as numbers written with a decimal comma (1,5 = 1.5)", UserWarning,
+                      stacklevel=4)
 
 
 def split_target(table: pd.DataFrame, target: str) -> tuple[pd.DataFrame, pd.Series]:

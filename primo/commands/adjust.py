@@ -22,7 +22,7 @@ def register(subparsers) -> None:
     monotone.add_argument("--feature", action="append", required=True, help="feature to constrain (repeatable)")
     monotone.add_argument("--direction", default="increasing", choices=("increasing", "decreasing", "auto"))
     monotone.add_argument("--no-pairs", action="store_true", help="PrAM: leave pair terms unedited")
-    monotone.add_argument("--train", help="PrDT: training table to refit on (.csv/.parquet)")
+    monotone.add_argument("--train", help="PrDT: training table to refit on (.csv/.tsv/.parquet)")
     monotone.add_argument("--data", help="table to report the change on (predictions, and metrics with --target)")
     monotone.add_argument("--target", help="target column of --train/--data")
     monotone.add_argument("--out", required=True, help="where to write the adjusted model")

@@ -31,7 +31,7 @@ def infer_task(y) -> str:
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("fit", help="fit a model on a CSV/Parquet table", description=__doc__)
-    parser.add_argument("data", help="training table (.csv or .parquet)")
+    parser.add_argument("data", help="training table (.csv, .tsv or .txt: UTF-8, separator sniffed; or .parquet)")
     parser.add_argument("--target", required=True, help="name of the target column")
     parser.add_argument("--task", choices=["auto", "classification", "regression"], default="auto")
     parser.add_argument("--model", choices=["auto", "prdt", "pram"], default="auto",

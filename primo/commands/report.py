@@ -10,7 +10,7 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser("report", help="write an HTML (or Markdown) interpretation report of a model",
                                    description=__doc__)
     parser.add_argument("model", help="Primo model file")
-    parser.add_argument("--data", default=None, help="evaluation table (.csv/.parquet) with the model's feature columns")
+    parser.add_argument("--data", default=None, help="evaluation table (.csv/.tsv/.parquet) with the model's feature columns")
     parser.add_argument("--target", default=None, help="target column of --data (for metrics)")
     parser.add_argument("--out", required=True, help="output file: .html (self-contained) or .md")
     parser.add_argument("--title", default=None, help="report title")

@@ -159,3 +159,29 @@ def test_warning_source_names_the_installed_library():
     assert warning_source("/usr/lib/python3/dist-packages/sklearn/base.py") == "sklearn"
     assert warning_source("/usr/lib/python3/dist-packages/six.py") == "six"
     assert warning_source(primo.__file__) == "primo"
+
+
+def test_text_tables_as_spreadsheets_write_them(clara_csv, tmp_path, capsys):
+    """';' with decimal commas (Excel in many locales), tabs, and the errors for a repeated header name or
+    text that is not UTF-8: the same model from every spelling of the same table."""
+    train, _ = clara_csv
+    table = pd.read_csv(train)
+    spellings = {"comma.csv": dict(), "excel.csv": dict(sep=";", decimal=","), "tabs.tsv": dict(sep="\t")}
+    predictions = {}
+    for name, options in spellings.items():
+        table.to_csv(tmp_path / name, index=False, **options)
+        assert main(["fit", str(tmp_path / name), "--target", "cores", "--model", "prdt",
+                     "--out", str(tmp_path / f"{name}.primo")]) == 0
+        err = capsys.readouterr().err
+        assert ("as numbers written with a decimal comma" in err) == (name == "excel.csv")
+        predictions[name] = primo.load(tmp_path / f"{name}.primo").predict(table.drop(columns="cores"))
+    np.testing.assert_array_equal(predictions["excel.csv"], predictions["comma.csv"])
+    np.testing.assert_array_equal(predictions["tabs.tsv"], predictions["comma.csv"])
+
+    (tmp_path / "twice.csv").write_text("load,load,cores\n1,2,3\n4,5,6\n")
+    assert main(["fit", str(tmp_path / "twice.csv"), "--target", "cores", "--out", str(tmp_path / "m.primo")]) == 2
+    assert "names columns ['load'] more than once" in capsys.readouterr().err
+    (tmp_path / "latin1.csv").write_bytes("city,cores\nZürich,3\nBern,4\n".encode("latin-1"))
+    assert main(["fit", str(tmp_path / "latin1.csv"), "--target", "cores", "--out", str(tmp_path / "m.primo")]) == 2
+    assert "not UTF-8 text (byte 0xfc" in capsys.readouterr().err
+    assert not (tmp_path / "m.primo").exists()
