@@ -22,8 +22,7 @@ What stays the same as the model :func:`primo.load` builds:
   NumPy's exponential where interpret uses its own, so they may differ in the last bit or two.
 
 Where the tables cannot give the estimator's answer -- a tree with several outputs, an unknown model
-class, a value beyond float32's range (scikit-learn's own error) -- :class:`NeedsEstimator` is raised
-and the caller falls back to :func:`primo.load`.
+class -- :class:`NeedsEstimator` is raised and the caller falls back to :func:`primo.load`.
 
 Example
 -------
@@ -99,11 +98,7 @@ class SavedModelPredictor:
             if not isinstance(checked, pd.DataFrame):
                 checked = pd.DataFrame(np.asarray(checked), columns=self.feature_names_).infer_objects()
             checked = encode_table(checked, self._categories)
-        rows = np.asarray(checked, dtype=np.float64)
-        with np.errstate(over="ignore"):
-            if np.isinf(rows.astype(np.float32)).any():
-                raise NeedsEstimator("a value is beyond float32's range; scikit-learn's tree names it")
-        return rows
+        return np.asarray(checked, dtype=np.float64)  # values beyond float32's range were refused, as the tree does
 
     def predict(self, X) -> np.ndarray:
         """Predicted class or value of each row, as the saved model's ``predict``."""

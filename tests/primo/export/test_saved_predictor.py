@@ -17,6 +17,7 @@ import pytest
 from sklearn.datasets import load_breast_cancer
 
 import primo
+from primo.errors import InputError
 from primo.export.saved import NeedsEstimator, read_predictor
 from primo.export.tables import TreeTables
 from primo.validation import ModelFileError
@@ -162,8 +163,12 @@ def test_tables_that_cannot_answer_defer_to_the_estimator(data_dir, tmp_path):
         read_predictor(tmp_path / "two.primo")
     tree = primo.PrDTRegressor(ccp_alpha=1.0).fit(X, cores)
     tree.save(tmp_path / "one.primo")
-    with pytest.raises(NeedsEstimator, match="float32"):  # scikit-learn's own error names it
-        read_predictor(tmp_path / "one.primo").predict(X.head(3).assign(A_i=1e39))
+    huge = X.head(3).assign(A_i=1e39)  # beyond float32: the tree's named error, from the predictor itself
+    with pytest.raises(InputError, match="column 'A_i' of X holds values beyond float32's range") as caught:
+        read_predictor(tmp_path / "one.primo").predict(huge)
+    with pytest.raises(InputError) as estimator:
+        tree.predict(huge)
+    assert str(caught.value) == str(estimator.value)
 
 
 # --------------------------------------------------------------------------- damaged files
@@ -275,7 +280,7 @@ def test_command_errors_are_unchanged(clara_models, data_dir, tmp_path):
         primo.load(broken)
     assert result.returncode == 2 and f"primo predict: error: {refused.value}\n" in result.stderr
     huge = tmp_path / "huge.csv"
-    _clara_check_rows(data_dir).assign(A_i=1e39).to_csv(huge, index=False)  # scikit-learn's error, via load
+    _clara_check_rows(data_dir).assign(A_i=1e39).to_csv(huge, index=False)  # the tree's own error, without it
     loaded, result = _run_predict([str(model_path), str(huge)])
-    assert result.returncode == 2 and "too large for dtype('float32')" in result.stderr
-    assert "sklearn" in loaded
+    assert result.returncode == 2 and "column 'A_i' of X holds values beyond float32's range" in result.stderr
+    assert loaded == []
