@@ -44,7 +44,7 @@ HOSTILE_NAMES = ['x"); os.system("id"); //', "y\n*/ ]]--é中"]
 HOSTILE_VALUES = ['"; drop', "\\", "]]", "\n", "é", "`${x}`"]
 HOSTILE_LABELS = ['"); alert(1); //', "]]\n--"]
 PRAM_REFUSES = {"auto": "fits", "prdt": "fits", "pram": "refused"}
-PRDT_REFUSES = {"auto": "refused", "prdt": "refused", "pram": "fits"}
+PRDT_REFUSES = {"auto": "fits", "prdt": "refused", "pram": "fits"}
 
 
 def _tables():
@@ -88,8 +88,8 @@ def _tables():
         # so automatic selection keeps the tree (its PrAM trials fail, with a warning).
         "one class": (base, np.full(N_ROWS, "x"), "classification", PRAM_REFUSES, "y"),
         "missing targets": (base, y.where(rng.random(N_ROWS) > 0.1), "regression", "refused", "y"),
-        # PrAM reads infinity as beyond every bin edge; a PrDT works in float32 and refuses it (so does selection,
-        # whose first family is PrDT: an error naming the column rather than a model that silently drops PrDT).
+        # PrAM reads infinity as beyond every bin edge; a PrDT works in float32 and refuses it, so automatic
+        # selection keeps a PrAM (with a warning naming the column PrDT refused).
         "infinity in a column": (base.assign(a=base["a"].where(rng.random(N_ROWS) > 0.05, np.inf)), y, "regression",
                                  PRDT_REFUSES, "a"),
         "beyond float32": (base * 1e300, y, "regression", PRDT_REFUSES, "a"),

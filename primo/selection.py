@@ -16,8 +16,10 @@ its latency. So the selected model validates no worse, beyond noise, than either
 ``selection_report_`` has one row per family: its finalist, validation loss and standard error,
 relative loss (1.0 = the trivial predictor), size, C, for classifiers log loss and calibration error,
 the measured latency, and why it won or lost. A family none of whose trials could be fitted (a
-:class:`~primo.search.TrialsFailedError`) is reported with the first error as its reason, with a
-warning, and the others are selected from; only when every family fails does ``fit`` raise it.
+:class:`~primo.search.TrialsFailedError`), or that refuses the input (an :class:`~primo.errors.InputError`:
+PrDT refuses infinity, which PrAM reads), is reported with the first error as its reason, with a
+warning, and the others are selected from; only when every family fails does ``fit`` raise (the
+input error itself when a family refused the input).
 ``latency_us`` is the median, over 50 training rows, of
 the best of 3 single-row calls of the deployed path: Primo's compiled pure-Python predictor
 (:func:`primo.export.compile_python`, the tables every export embeds), in this process;
@@ -161,22 +163,28 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         self._check_limits()
         self._start = time.perf_counter()
         self.searches_, self.candidates_ = {}, {}
-        pools, failed = [], {}
+        pools, failed, refusals = [], {}, []
         for family, search in self._searches(len(y)).items():
             if family == "pram" and self.time_budget_s is not None:
                 search.set_params(time_budget_s=max(1e-3, self._time_left()))
             try:
                 search.fit(X, y, sample_weight=sample_weight)
-            except TrialsFailedError as error:  # a table one family cannot take still gets the others' model
+            except (TrialsFailedError, InputError) as error:
+                # A table one family cannot take still gets the others' model (infinity: PrAM reads it
+                # beyond every bin edge, PrDT refuses it).
                 failed[family] = str(error)
-                warnings.warn(f"{family}: {error}; selecting among the other families", stacklevel=2)
+                refusals += [error] if isinstance(error, InputError) else []
                 continue
             self.searches_[family] = search
             rows = search._candidates(search.trials_)
             rows = rows[rows["error"].isna()].assign(family=family)
             pools.append(rows)
         if not pools:
+            if refusals:  # the input error itself (the other families' trials failed on the same input)
+                raise refusals[0]
             raise TrialsFailedError("; ".join(f"{family}: {error}" for family, error in failed.items()))
+        for family, error in failed.items():
+            warnings.warn(f"{family}: {error}; selecting among the other families", stacklevel=2)
         pool = pd.concat(pools)
         pool.index = pd.RangeIndex(len(pool))
         eligible = pool[self._meets_limits(pool)]

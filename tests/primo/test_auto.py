@@ -113,5 +113,27 @@ def test_a_family_whose_every_trial_fails_is_reported_and_the_other_selected(dat
     assert auto.best_family_ == "prdt" and np.isfinite(auto.predict(X)).all()
     failed = auto.selection_report_.set_index("family").loc["pram"]
     assert not failed["selected"] and failed["reason"].startswith("every trial failed")
-    with pytest.raises(TrialsFailedError, match="pram: every trial failed"), pytest.warns(UserWarning):
+    with pytest.raises(TrialsFailedError, match="pram: every trial failed"):
         PrimoRegressor(families=("pram",), n_trials=2, family_params=broken, random_state=0, n_jobs=1).fit(X, y)
+
+
+def test_a_family_that_refuses_the_input_is_reported_and_the_other_selected(data_dir):
+    """Infinity: PrDT (float32) refuses it, PrAM reads it beyond every bin edge; input every family refuses
+    raises that family's own error."""
+    import numpy as np
+
+    from primo.errors import ColumnMismatchError, InputError
+
+    X, y, _, _ = clara_ms(data_dir)
+    X = X.copy()
+    X.loc[X.index[:3], "A_i"] = np.inf
+    with pytest.warns(UserWarning, match="prdt: column 'A_i' of X holds infinity"):
+        auto = PrimoRegressor(n_trials=2, family_params=FAST, random_state=0, n_jobs=1).fit(X, y)
+    assert auto.best_family_ == "pram" and np.isfinite(auto.predict(X)).all()
+    refused = auto.selection_report_.set_index("family").loc["prdt"]
+    assert not refused["selected"] and "holds infinity" in refused["reason"]
+    with pytest.raises(InputError, match="column 'A_i' of X holds infinity"):
+        PrimoRegressor(families=("prdt",), n_trials=2, random_state=0).fit(X, y)
+    with pytest.raises(ColumnMismatchError, match="duplicate column names"):
+        PrimoRegressor(n_trials=2, family_params=FAST, random_state=0, n_jobs=1).fit(
+            X.set_axis(["A_i", *X.columns[1:-1], "A_i"], axis=1), y)
