@@ -8,7 +8,8 @@ bin's share of the term's row-major index into one concatenated score table (pai
 ``bin_a · n_b + bin_b``, summed over the two features' trees). A main term first rides in a pair table
 of its feature where that stays small (:func:`~primo.export.tables.fold_main_terms`), since each term
 costs one output of the tree op and one gather (side by side on the benchmark's PrAMs with 10 pairs,
-random rows: Clara-MS 618 → 600 ns/row, LinnOS 468 → 433). One ``GatherElements`` per score (class) then fetches every term's score and a ``ReduceSum`` adds them; the intercept comes last.
+random rows: Clara-MS 618 → 600 ns/row, LinnOS 468 → 433). One ``GatherElements`` per score (class)
+then fetches every term's score and a ``ReduceSum`` adds them; the intercept comes last.
 Indices travel as float32 (the operator's output type), exact below 2^24 table entries. Missing
 values reach bin 0 down the search's leftmost path (see :func:`_lookup_tree`); categorical searches
 end in an equality test, so unseen values reach the unseen bin.

@@ -186,9 +186,11 @@ def _check_array_values(array: np.ndarray, names: list[str], read_as_numbers, al
         raise InputError(f"X holds dates or times ({array.dtype}); Primo models need numbers: derive numeric "
                          "features first (hours, weekdays, seconds since a reference)", argument="X")
     if kind in "fiub":
-        if kind == "f" and not allow_infinity and _beyond_float32(array).any():
-            j = int(np.flatnonzero(_beyond_float32(array).any(axis=0))[0])
-            raise _infinity_error(names[j], array[:, j])
+        if kind == "f" and not allow_infinity:
+            columns = _beyond_float32(array).any(axis=0)
+            if columns.any():
+                j = int(np.flatnonzero(columns)[0])
+                raise _infinity_error(names[j], array[:, j])
         return
     for j in read_as_numbers:  # text in an object array: only where the model reads numbers
         values = numeric_values(pd.Series(array[:, j]), names[j])

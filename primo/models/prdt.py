@@ -27,7 +27,7 @@ from sklearn.tree._tree import Tree
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from primo.models._base import PrimoModelMixin, check_prediction_input, check_training_input
+from primo.models._base import PrimoModelMixin, _column_names, check_prediction_input, check_training_input
 from primo.models.encoding import category_split, encode_table, fit_vocabularies, needs_encoding
 from primo.models._pruning import PruningPath
 from primo.validation import validate_tree_state
@@ -410,16 +410,16 @@ FLOAT32_CHECK_ROWS = 20_000
 def _warn_float32_merges(X) -> None:
     """Warn, naming them, about columns whose distinct values float32 cannot tell apart (the tree then
     cannot split between them, silently); nothing for sparse input."""
-    if isinstance(X, pd.DataFrame):
-        numeric = X.select_dtypes("number")
-        values, names = numeric.to_numpy(dtype=np.float64, na_value=np.nan), [str(c) for c in numeric.columns]
-    elif isinstance(X, np.ndarray) and X.dtype.kind in "fiu":
-        values, names = X, [f"x{j}" for j in range(X.shape[1])]
-    else:
+    if not isinstance(X, pd.DataFrame) and not (isinstance(X, np.ndarray) and X.dtype.kind in "fiu"):
         return
-    step = max(1, len(values) // FLOAT32_CHECK_ROWS)
+    step = max(1, len(X) // FLOAT32_CHECK_ROWS)  # the sample is taken before anything is converted
+    if isinstance(X, pd.DataFrame):
+        numeric = X.iloc[::step].select_dtypes("number")
+        values, names = numeric.to_numpy(dtype=np.float64, na_value=np.nan), [str(c) for c in numeric.columns]
+    else:
+        values, names = np.asarray(X[::step], dtype=np.float64), _column_names(None, X.shape[1])
     merged = []
-    for name, column in zip(names, np.asarray(values[::step], dtype=np.float64).T):
+    for name, column in zip(names, values.T):
         column = column[~np.isnan(column)]
         if column.size == 0:
             continue
