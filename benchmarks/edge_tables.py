@@ -12,7 +12,7 @@ a target of 1e15, 50 classes of 8 rows, 300 columns on 150 rows, 12 rows. Each c
   of 1e15 sums to other last bits in another order) and the HTML report must build; no search trial may
   fail unless a family refuses the table;
 * ``refused``: the fit raises an :class:`primo.errors.InputError` (or ``ColumnMismatchError``) naming the
-  argument or column at fault. scikit-learn's own refusal of float class labels counts when it says so.
+  argument or column at fault.
 
 One line per (table, model): ``OK`` or the problems. Exit status 1 when any line is not OK.
 
@@ -110,8 +110,6 @@ def _refusal_problems(error: Exception, names: str) -> list[str]:
     """Nothing when ``error`` is a refusal that names ``names`` (an argument or a column)."""
     if isinstance(error, InputError) and names in (error.argument, error.column):
         return []
-    if names == "y" and isinstance(error, ValueError) and "continuous" in str(error):
-        return []  # scikit-learn's refusal of continuous labels for a classifier
     return [f"refused without naming {names!r}: {type(error).__name__}: {error}"]
 
 

@@ -40,11 +40,12 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, RegressorMixin, is_classifier
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from primo.errors import InputError
+from primo.models._base import check_target
 from primo.models.latency import single_row_timings_us
 from primo.models.pram import PrAMClassifier, PrAMRegressor
 from primo.models.prdt import PrDTClassifier, PrDTRegressor
@@ -161,6 +162,9 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         from primo.search.searchers import TrialsFailedError
 
         self._check_limits()
+        # Named after this estimator, before any family sees y.
+        check_target(self, y, X.shape[0] if hasattr(X, "shape") else len(X), classifier=is_classifier(self),
+                     multi_output=True)
         self._start = time.perf_counter()
         self.searches_, self.candidates_ = {}, {}
         pools, failed, refusals = [], {}, []

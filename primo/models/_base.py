@@ -253,6 +253,14 @@ def check_target(model, y, n_rows: int, *, classifier: bool, multi_output: bool)
         infinite_rows = infinite.any(axis=1) if infinite.ndim == 2 else infinite
         if infinite_rows.any():
             raise InputError(f"y contains infinity at rows {_rows_text(infinite_rows)}", argument="y")
+        fractional = target != np.round(target)
+        fractional_rows = fractional.any(axis=1) if fractional.ndim == 2 else fractional
+        if classifier and fractional_rows.any():
+            # scikit-learn's words ("Unknown label type: continuous") kept, so its estimator checks still match.
+            first = float(target.ravel()[fractional.ravel()][0])
+            raise InputError(f"Unknown label type: continuous. {who} needs class labels, but y holds numbers with "
+                             f"a fraction at rows {_rows_text(fractional_rows)} (first: {first!r}); fit a regressor "
+                             "for a numeric target, or give the classes as whole numbers or text", argument="y")
 
 
 def check_training_input(model, X, y, sample_weight=None, *, classifier: bool, multi_output: bool,

@@ -364,6 +364,9 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         # Missing or infinite targets named before any split; the estimator checks its own shape rules.
         check_target(self.estimator, y, len(X), classifier=is_classifier(self.estimator), multi_output=True)
         y = np.asarray(y)
+        own_rules = getattr(self.estimator, "_check_target", None)
+        if own_rules is not None:  # a rule of the family (a PrAM classifier needs two classes), once, not per trial
+            own_rules(y)
         if sample_weight is not None:
             sample_weight = np.asarray(sample_weight, dtype=float)
         X_all, y_all, weight_all = X, y, sample_weight

@@ -8,6 +8,7 @@ call was given (data, and the fitted model) is exactly as before.
 from __future__ import annotations
 
 import copy
+import logging
 import warnings
 from dataclasses import dataclass, field
 from typing import Callable
@@ -159,6 +160,8 @@ CASES = [
          "y contains infinity at rows \\[23\\]", "y"),
     Case("fit_y_text_regressor", REGRESSORS, fit_with(lambda c: (c.X, _y_with(c, "eighty"), {})), InputError,
          "y must hold numbers .*row 1 holds 'eighty'", "y"),
+    Case("fit_y_fractional_labels", CLASSIFIERS, fit_with(lambda c: (c.X, np.where(c.X["a"] > 0, 0.5, 1.5), {})),
+         InputError, "needs class labels, but y holds numbers with a fraction at rows \\[0, 1, 2, 3, 4, ...\\]", "y"),
     Case("fit_y_wrong_length", ALL, fit_with(lambda c: (c.X, c.y[:-4], {})), InputError, "X has 24 rows but y has 20", "y"),
     Case("fit_y_multi_output_pram", PRAM, fit_with(lambda c: (c.X, np.c_[c.y, c.y], {})), InputError,
          "y has shape \\(24, 2\\)", "y"),
@@ -398,6 +401,22 @@ def test_searches_and_selection_name_a_bad_target_before_any_trial(selection, ba
     with pytest.raises(InputError, match=message) as caught:
         estimator.fit(_table(), y)
     assert caught.value.argument == "y"
+
+
+def test_selection_names_itself_for_fractional_labels_and_drops_pram_once_for_one_class(caplog):
+    """Float class labels get a Primo error naming PrimoClassifier (not scikit-learn's bare "Unknown label type");
+    a single class is refused by PrAM once, before any trial, and the one-leaf PrDT is kept with one warning."""
+    from primo import PrimoClassifier
+
+    X = _table()
+    with pytest.raises(InputError, match="PrimoClassifier needs class labels.*first: 0.5") as caught:
+        PrimoClassifier(n_trials=2, progress=False).fit(X, np.where(X["a"] > 0, 0.5, 1.5))
+    assert caught.value.argument == "y"
+    with caplog.at_level(logging.WARNING), pytest.warns(UserWarning, match="pram: y has a single class") as caught:
+        model = PrimoClassifier(n_trials=2, progress=False).fit(X, np.ones(len(X), int))
+    assert not [r for r in caplog.records if "trial" in r.getMessage()]
+    assert len([w for w in caught if "single class" in str(w.message)]) == 1
+    assert model.best_family_ == "prdt" and list(model.predict(X.head(3))) == [1, 1, 1]
 
 
 def test_prdt_warns_when_float32_cannot_tell_a_columns_values_apart():
