@@ -253,7 +253,7 @@ def main() -> None:
     bayes_params = json.loads(args.bayes_params)
     # The budget's last trial scores PrAM's simplification path; runs before it existed do not compare.
     protocol = {"trials": args.trials, "trial_params": TRIAL_PARAMS, "evaluate_estimator": False,
-                "shrink_trials": SHRINK_TRIALS, "simplification": list(PrAMRegressor._post_fit_path[1])}
+                "shrink_trials": SHRINK_TRIALS, "simplification": {name: list(values) for name, values in PrAMRegressor._post_fit_path.items()}}
     reused = load_reused(args.reuse, protocol) if args.reuse else {}
     methods = [m for m in METHODS if m in args.methods or any(k[2] == m for k in reused)]
     if "random" not in methods:

@@ -5,7 +5,8 @@ a complexity or size budget — and Primo searches PrDT (its exact pruning path,
 and PrAM (:class:`~primo.search.BayesianSearch` over one-bag configurations, ~10× cheaper to fit,
 raced over folds: each scored on 2 of the 5 folds, the best few on all 5), on the same validation
 splits, with each family's default configuration among the trials (and the PrAM search's
-simplification path: its best configuration with at most k pieces per shape). PrAM trials scored on
+simplification path: its best configuration with only its t most important terms, with at most k
+pieces per shape, and both). PrAM trials scored on
 every fold are cross-fitted (:mod:`primo.search.searchers`): one bag per fold, validated on its fold,
 and their average is the model kept, so keeping one refits nothing. Of all
 the trials that meet the stated limits, it keeps the one of smallest readable size (``size_``:

@@ -388,8 +388,9 @@ def validate_params(cls, params) -> None:
     for name in ("max_bins", "max_interaction_bins"):  # PrAM: used by complexity_ and printing
         if name in params:
             _int(params[name], f"params.{name}", 2, 1 << 30)
-    if params.get("max_pieces") is not None:  # PrAM: read by simplified()
-        _int(params["max_pieces"], "params.max_pieces", 1, 1 << 30)
+    for name in ("max_pieces", "max_terms"):  # PrAM: read by simplified()
+        if params.get(name) is not None:
+            _int(params[name], f"params.{name}", 1, 1 << 30)
 
 
 # --------------------------------------------------------------------------- PrDT

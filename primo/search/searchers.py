@@ -21,8 +21,11 @@ trials of the budget (up to 4, a fifth at most) try smaller variants of the best
 parameters the estimator names in ``_shrink_toward`` (PrAM: fewer pair terms, fewer bins): an
 optimizer of the loss alone rarely visits the small end of the space, and the rule can keep a small
 model only if one was tried. For an estimator with a post-fit simplification (``_post_fit_path``;
-PrAM's ``max_pieces``), the last trial of the budget fits the best configuration once per fold and
-scores it at every step of that path, without refitting (one row per step, ``source="simplify"``).
+PrAM's ``max_terms`` and ``max_pieces``), the last trial of the budget fits the best configuration
+once per fold and scores it at every step of that path, without refitting (one row per step,
+``source="simplify"``): each parameter alone, then the last one with the others at their smallest
+value within noise of the best trial (PrAM: fewer pieces in the fewest terms that validate as well).
+A step that changes nothing (every fold's loss as the best trial's) is not a row.
 The default
 validation is one hold-out (``validation_fraction``); on small data prefer ``cv=5``: on Clara-MS
 (680 rows) a single hold-out ranked PrAM configurations by noise (``reports/benchmarks/README.md``).
@@ -99,7 +102,7 @@ from tqdm.auto import tqdm
 from primo.models._base import check_target
 from primo.models.pram import fold_bags
 from primo.parallel import effective_n_jobs
-from primo.search.choice import ONE_STANDARD_ERROR_RULE, choose_trial, pareto_front
+from primo.search.choice import ONE_STANDARD_ERROR_RULE, choose_trial, pareto_front, within_noise
 from primo.search.objective import (
     LOG_LOSS,
     ComplexityPenalty,
@@ -245,26 +248,26 @@ def _size(model) -> dict:
     return {"complexity": complexity, "size": float(getattr(model, "size_", complexity))}
 
 
-def _score_post_fit_path(estimator, params, name, values, X, y, sample_weight, train, valid, loss, chunks: bool):
-    """Fit ``params`` on ``train`` once; score the model at each value of its post-fit parameter on ``valid``.
+def _score_post_fit_path(estimator, params, steps, X, y, sample_weight, train, valid, loss, chunks: bool):
+    """Fit ``params`` on ``train`` once; score the model at each step of its post-fit path on ``valid``.
 
-    Returns one result per value (a ``"Type: message"`` string for a failure).
+    Returns one result per step (a ``"Type: message"`` string for a failure).
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the trial of the same configuration already counted them
         try:
             model = fit_on_rows(estimator, params, X, y, sample_weight, train)
         except Exception as exc:
-            return [f"{type(exc).__name__}: {exc}"] * len(values)
-        return _score_variants(model, values, _safe_indexing(X, valid), y[valid], loss, chunks)
+            return [f"{type(exc).__name__}: {exc}"] * len(steps)
+        return _score_variants(model, steps, _safe_indexing(X, valid), y[valid], loss, chunks)
 
 
-def _score_variants(model, values, X_valid, y_valid, loss, chunks: bool):
-    """Score ``model.simplified(value)`` on the validation rows, for each value (a string for a failure)."""
+def _score_variants(model, steps, X_valid, y_valid, loss, chunks: bool):
+    """Score ``model.simplified(**step)`` on the validation rows, for each step (a string for a failure)."""
     results = []
-    for value in values:
+    for step in steps:
         try:
-            variant = model.simplified(value)
+            variant = model.simplified(**step)
             result = {**score_model(variant, loss, X_valid, y_valid, chunks=chunks), **_size(variant)}
         except Exception as exc:
             result = f"{type(exc).__name__}: {exc}"
@@ -350,11 +353,11 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
             return None
         if _params_key(params) in fitted:
             return copy.deepcopy(fitted[_params_key(params)])
-        path = getattr(self.estimator, "_post_fit_path", None)
-        if path and path[0] in params:
-            base = {k: v for k, v in params.items() if k != path[0]}
-            if _params_key(base) in fitted:
-                return fitted[_params_key(base)].simplified(params[path[0]])
+        path = getattr(self.estimator, "_post_fit_path", {})
+        step = {k: v for k, v in params.items() if k in path}
+        base = {k: v for k, v in params.items() if k not in path}
+        if step and _params_key(base) in fitted:
+            return fitted[_params_key(base)].simplified(**step)
         return None
 
     # ------------------------------------------------------------------ main
@@ -602,8 +605,8 @@ class _SequentialSearch(_BaseSearch):
                 bar.update(1)
             shrink = getattr(self.estimator, "_shrink_toward", {})
             n_shrink = min(SHRINK_TRIALS, n_trials // 5) if any(n in space for n in shrink) else 0
-            simplify = getattr(self.estimator, "_post_fit_path", None)
-            n_simplify = 1 if simplify and n_trials - n_shrink >= 3 and simplify[0] not in space else 0
+            simplify = getattr(self.estimator, "_post_fit_path", {})
+            n_simplify = 1 if simplify and n_trials - n_shrink >= 3 and not set(simplify) & set(space) else 0
             n_tail = n_shrink + n_simplify  # the budget's tail: shrink trials, then the simplification path
             while done < n_trials - n_tail:
                 if self._time_left() < 2 * slowest:  # this batch, then the refit
@@ -637,7 +640,7 @@ class _SequentialSearch(_BaseSearch):
                 rows += self._shrink(rows, shrink, n_shrink, dimensions, fixed, X, y, sample_weight, splits, loss,
                                      penalty, parallel, cross)
             if n_simplify and self._time_left() >= 2 * slowest:
-                rows += self._simplify(rows, simplify, X, y, sample_weight, splits, loss, penalty, parallel)
+                rows += self._simplify(rows, simplify, X, y, sample_weight, splits, loss, penalty, parallel, slowest)
             if fixed and int(self.n_refine) > 0:
                 rows += self._refine(rows, names, X, y, sample_weight, splits, loss, penalty, parallel)
         return rows
@@ -726,32 +729,57 @@ class _SequentialSearch(_BaseSearch):
         return [self._row(len(rows) + i + 1, "shrink", {**fixed, **params}, result, penalty)
                 for i, (params, result) in enumerate(zip(variants, results))]
 
-    def _simplify(self, rows, path, X, y, sample_weight, splits, loss, penalty, parallel) -> list[dict]:
-        """The best trial's configuration, fitted once per fold, scored at every step of the post-fit path."""
+    def _simplify(self, rows, path, X, y, sample_weight, splits, loss, penalty, parallel, slowest) -> list[dict]:
+        """The best trial's configuration, fitted once per fold, scored along its post-fit path.
+
+        Each parameter alone first; then the last one with the others at their smallest value within
+        noise of the best (see the module docstring).
+        """
         best = self._best_complete(rows)
         if best is None:
             return []
-        name, values = path
+        *earlier, last = path
+        new = self._score_steps(best, [{name: value} for name in path for value in path[name]], len(rows),
+                                X, y, sample_weight, splits, loss, penalty, parallel)
+        complete = pd.DataFrame([r for r in rows + new if r["source"] != "prior" and r["error"] is None
+                                 and not r.get("partial")]).assign(reference_loss=self.reference_loss_)
+        close = complete[within_noise(complete, complete["score"].astype(float).idxmin(), self.tolerance)]
+        fixed = {}
+        for name in earlier:
+            values = [r["params"][name] for r in close.to_dict("records") if r["source"] == "simplify"
+                      and set(r["params"]) - set(best["params"]) == {name}]
+            if values:
+                fixed[name] = min(values)
+        cross_fitted = _params_key(best["params"]) in self._cross_fitted
+        if fixed and (cross_fitted or self._time_left() >= 2 * slowest):  # refitting per fold needs the time
+            new += self._score_steps(best, [{**fixed, last: value} for value in path[last]], len(rows) + len(new),
+                                     X, y, sample_weight, splits, loss, penalty, parallel)
+        return new
+
+    def _score_steps(self, best, steps, first_trial, X, y, sample_weight, splits, loss, penalty, parallel):
+        """Rows for the steps of the best trial's post-fit path that change its model, numbered from ``first_trial``."""
         cross_fitted = self._cross_fitted.get(_params_key(best["params"]))
         if cross_fitted is not None:  # score each fold's bag; the sizes are the averaged model's
             bags = self._cross_fits(splits, y)
-            folds = parallel(joblib.delayed(_score_variants)(cross_fitted.bag_model(fold_bags(fold, bags)), values,
+            folds = parallel(joblib.delayed(_score_variants)(cross_fitted.bag_model(fold_bags(fold, bags)), steps,
                                                              _safe_indexing(X, valid), y[valid], loss, False)
                              for fold, (_, valid) in enumerate(splits))
-            sizes = [_size(cross_fitted.simplified(value)) for value in values]
+            sizes = [_size(cross_fitted.simplified(**step)) for step in steps]
             folds = [[r if isinstance(r, str) else {**r, **size} for r, size in zip(fold, sizes)] for fold in folds]
         else:
-            folds = parallel(joblib.delayed(_score_post_fit_path)(self.estimator, best["params"], name, values, X,
-                                                                  y, sample_weight, train, valid, loss,
+            folds = parallel(joblib.delayed(_score_post_fit_path)(self.estimator, best["params"], steps, X, y,
+                                                                  sample_weight, train, valid, loss,
                                                                   len(splits) == 1)
                              for train, valid in splits)
         new = []
-        for k, value in enumerate(values):
+        for k, step in enumerate(steps):
             per_fold = [fold[k] for fold in folds]
             errors = [r for r in per_fold if isinstance(r, str)]
             result = _failed_result(errors[0]) if errors else summarize_trial(per_fold)
-            result["fit_time"] = best["fit_time"] / len(values)
-            new.append(self._row(len(rows) + k + 1, "simplify", {**best["params"], name: value}, result, penalty))
+            if not errors and result["fold_losses"] == best["fold_losses"]:
+                continue  # the step changes no fold's model (e.g. more terms than the model has)
+            result["fit_time"] = best["fit_time"] / len(steps)
+            new.append(self._row(first_trial + len(new) + 1, "simplify", {**best["params"], **step}, result, penalty))
         return new
 
     def _refine(self, rows, names, X, y, sample_weight, splits, loss, penalty, parallel) -> list[dict]:

@@ -224,6 +224,45 @@ def test_pram_simplified_shapes_have_at_most_k_pieces_and_match_a_fit(data_dir, 
             model.simplified(bad)
 
 
+def test_pram_max_terms_keeps_the_most_important_terms_and_matches_a_fit(data_dir, tmp_path):
+    """Dropping the least important terms after boosting: the same model from a fit or from simplified(),
+    terms first and pieces second, kept through a model file and every export's tables."""
+    import onnxruntime as ort
+
+    from primo.export import compile_python, to_onnx
+    from primo.io import load
+
+    X, y, X_test, _ = clara_ms(data_dir)
+    model = PrAMRegressor(interactions=2, **FAST_PRAM).fit(X, y)
+    ranked = list(model.term_importances().index)
+    small = model.simplified(max_terms=3)
+    assert small.max_terms == 3 and model.max_terms is None and len(model.term_names_) == 12
+    assert small.term_names_ == [name for name in model.term_names_ if name in ranked[:3]]
+    # What is left is each kept term's own contribution: the dropped terms were removed, nothing re-fitted.
+    kept = [model.term_names_.index(name) for name in small.term_names_]
+    expected = model.ebm_.intercept_ + model.eval_terms(X_test)[:, kept].sum(axis=1)
+    np.testing.assert_allclose(small.predict(X_test), expected)
+    both = model.simplified(4, max_terms=3)
+    assert both.size_ < small.size_ and len(both.term_names_) == 3
+    refit = PrAMRegressor(interactions=2, max_terms=3, max_pieces=4, **FAST_PRAM).fit(X, y)
+    np.testing.assert_allclose(refit.predict(X_test), both.predict(X_test))
+    assert model.simplified(max_terms=50).term_names_ == model.term_names_
+    loaded = load(both.save(tmp_path / "small.primo"))
+    assert loaded.max_terms == 3
+    np.testing.assert_allclose(loaded.predict(X_test), both.predict(X_test))
+    # Features left without any term are still inputs of every export.
+    predict_one = compile_python(both)
+    np.testing.assert_allclose([predict_one(row) for row in X_test.to_numpy()], both.predict(X_test))
+    session = ort.InferenceSession(to_onnx(both).SerializeToString())
+    np.testing.assert_allclose(session.run(None, {"X": X_test.to_numpy(dtype=np.float64)})[0].ravel(),
+                               both.predict(X_test), rtol=1e-6)
+    for bad in (0, 2.5, "a", True):
+        with pytest.raises(InputError, match="max_terms"):
+            PrAMRegressor(max_terms=bad, **FAST_PRAM).fit(X, y)
+        with pytest.raises(InputError, match="max_terms"):
+            model.simplified(max_terms=bad)
+
+
 def test_pram_simplification_handles_categories_missing_values_and_classes():
     rng = np.random.default_rng(0)
     n = 400

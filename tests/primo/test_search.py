@@ -277,18 +277,35 @@ def test_multiclass_pram_search_with_its_fixed_pair_count_runs_to_the_end(data_d
     assert search.trials_["error"].isna().all() and (search.trials_["interactions"].iloc[1:] == 0).all()
 
 
-def test_search_scores_the_simplification_path_without_refitting(data_dir):
-    X, y, _, _ = clara_ms(data_dir)
-    search = RandomSearch(PrAMRegressor(max_rounds=50, outer_bags=1, n_jobs=1), n_trials=6, cv=3, random_state=0,
+def test_search_scores_the_simplification_path_without_refitting():
+    """Each post-fit parameter alone (a step that changes no model is no row), then the pieces of the fewest
+    terms that validate within noise of the best; keeping a step refits that configuration."""
+    from primo.search.choice import within_noise
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(2000, 8)), columns=[f"f{i}" for i in range(8)])
+    y = np.sin(2 * X["f0"]) + X["f1"] + rng.normal(scale=0.3, size=2000)  # 2 real terms, 6 noise features
+    search = RandomSearch(PrAMRegressor(max_rounds=200, outer_bags=1, n_jobs=1), n_trials=6, cv=3, random_state=0,
                           progress=False).fit(X, y)
-    path = search.trials_[search.trials_["source"] == "simplify"]
-    values = PrAMRegressor._post_fit_path[1]
-    assert list(path["max_pieces"]) == list(values)
-    assert path["size"].iloc[0] < path["size"].iloc[-1]
+    trials = search.trials_
+    path = trials[trials["source"] == "simplify"]
     assert all(len(losses) == 3 for losses in path["fold_losses"])
-    # The refit of a simplification row is the configuration fitted with that max_pieces.
-    chosen = search.trials_.loc[search.trials_["chosen"]].iloc[0]
+    terms, pieces = path["max_terms"].notna(), path["max_pieces"].notna()
+    terms_only, pieces_only, both = path[terms & ~pieces], path[pieces & ~terms], path[terms & pieces]
+    assert list(pieces_only["max_pieces"]) == list(PrAMRegressor._post_fit_path["max_pieces"])
+    assert pieces_only["size"].is_monotonic_increasing
+    values = list(PrAMRegressor._post_fit_path["max_terms"])
+    assert 0 < len(terms_only) < len(values)  # as many terms as the model has, or more, change nothing
+    assert list(terms_only["max_terms"]) == values[:len(terms_only)]
+    before = trials.drop(both.index)
+    before = before[(before["source"] != "prior") & ~before["partial"].astype(bool)]
+    close = within_noise(before, before["score"].astype(float).idxmin(), None)
+    fewest = terms_only.loc[close[terms_only.index], "max_terms"].min()
+    assert set(both["max_terms"]) == {fewest}
+    assert list(both["max_pieces"]) == list(PrAMRegressor._post_fit_path["max_pieces"])
+    chosen = trials.loc[trials["chosen"]].iloc[0]
     assert search.best_estimator_.max_pieces == chosen["params"].get("max_pieces")
+    assert search.best_estimator_.max_terms == chosen["params"].get("max_terms")
 
 
 def test_racing_scores_every_configuration_on_the_first_folds_and_only_the_finalists_on_all(data_dir):
