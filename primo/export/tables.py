@@ -472,6 +472,10 @@ def _additive_tables(ebm) -> AdditiveTables:
         if scores.shape[:-1] != expected:
             raise ValueError(f"term {name!r}: score table of shape {scores.shape} does not match its bins {expected}")
         terms.append(Term(name=str(name), binnings=indices, scores=scores))
+    for feature, levels in enumerate(ebm.bins_):
+        # A text feature no term reads (max_terms dropped them) still arrives as text: it needs its codes.
+        if feature not in vocabularies and isinstance(levels[0], dict) and _numeric_keys(levels[0]) is None:
+            _vocabulary(feature, levels, vocabularies)
     classes = getattr(ebm, "classes_", None)
     return AdditiveTables(
         feature_names=[str(n) for n in ebm.feature_names_in_],
@@ -490,26 +494,36 @@ def _binning(feature: int, levels: list, level: int, vocabularies: dict[int, lis
         cuts = np.ascontiguousarray(spec, dtype=np.float64)
         return Binning(feature=feature, n_bins=len(cuts) + 3, cuts=cuts)
     n_bins = 2 if not spec else max(spec.values()) + 2
-    numbers = [_as_number(key) for key in spec]
-    if all(n is not None for n in numbers):
+    numbers = _numeric_keys(spec)
+    if numbers is not None:
         values = np.asarray(numbers, dtype=np.float64)
     else:
-        # Text categories are passed as codes: the position in a vocabulary that is the union of all
-        # levels' categories, in level-0 order, so every level reads the same code.
-        vocabulary = vocabularies.setdefault(feature, [])
-        known = set(vocabulary)
-        for level_spec in levels:
-            for key in level_spec:
-                if key not in known:
-                    vocabulary.append(key)
-                    known.add(key)
-        position = {key: i for i, key in enumerate(vocabulary)}
+        position = {key: i for i, key in enumerate(_vocabulary(feature, levels, vocabularies))}
         values = np.asarray([position[key] for key in spec], dtype=np.float64)
     bins = np.asarray(list(spec.values()), dtype=np.intp)
     order = np.argsort(values, kind="stable")
     values, bins = values[order], bins[order]
     keep = np.r_[True, values[1:] != values[:-1]]  # '1' and '1.0' cannot both be meant
     return Binning(feature=feature, n_bins=n_bins, categories=values[keep], category_bins=bins[keep])
+
+
+def _numeric_keys(spec: dict) -> list[float] | None:
+    """The categories of a level as numbers, or None when one of them is text."""
+    numbers = [_as_number(key) for key in spec]
+    return numbers if all(n is not None for n in numbers) else None
+
+
+def _vocabulary(feature: int, levels: list, vocabularies: dict[int, list[str]]) -> list[str]:
+    """A text feature's vocabulary, registered in ``vocabularies``: text categories are passed as codes, the
+    position in the union of all levels' categories in level-0 order, so every level reads the same code."""
+    vocabulary = vocabularies.setdefault(feature, [])
+    known = set(vocabulary)
+    for level_spec in levels:
+        for key in level_spec:
+            if key not in known:
+                vocabulary.append(key)
+                known.add(key)
+    return vocabulary
 
 
 def _as_number(key: str) -> float | None:

@@ -30,7 +30,14 @@ def check_rows():
     return X
 
 
-@pytest.fixture(scope="module", params=["prdt_regressor", "prdt_classifier", "pram_regressor", "pram_classifier"])
+def _without_city_terms(model):
+    """A PrAM no term of which reads the text column (as ``max_terms`` can leave one): still an input of every export."""
+    model.ebm_.remove_terms([name for name in model.term_names_ if "city" in name])
+    return model
+
+
+@pytest.fixture(scope="module", params=["prdt_regressor", "prdt_classifier", "pram_regressor", "pram_classifier",
+                                        "pram_without_city_terms"])
 def case(request, check_rows):
     X, y = housing()
     expensive = np.where(y > 350, "high", np.where(y > 250, "mid", "low"))  # multiclass for PrDT
@@ -39,6 +46,7 @@ def case(request, check_rows):
         "prdt_classifier": lambda: PrDTClassifier(ccp_alpha=0.002).fit(X, expensive),
         "pram_regressor": lambda: PrAMRegressor(**PRAM).fit(X, y),
         "pram_classifier": lambda: PrAMClassifier(**PRAM).fit(X, np.where(y > 300, "high", "low")),
+        "pram_without_city_terms": lambda: _without_city_terms(PrAMRegressor(**PRAM).fit(X, y)),
     }[request.param]()
     tables = model_tables(model)
     rows = encode_categories(tables, check_rows)
