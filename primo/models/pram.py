@@ -80,6 +80,19 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
     #: searches score.
     _post_fit_path = {"max_terms": (1, 2, 3, 4, 6, 8, 12, 16, 24, 32),
                       "max_pieces": (2, 3, 4, 6, 8, 12, 16, 24, 32, 48)}
+    #: One-bag configurations that together left the least regret on four development tables (greedily,
+    #: ``benchmarks/pram_portfolio.py``; values rounded), in the order a Bayesian search with
+    #: ``initial_point_generator="portfolio"`` starts from them.
+    _search_portfolio = (
+        {"max_bins": 136, "learning_rate": 0.00735, "min_samples_leaf": 10, "max_leaves": 2, "interactions": 24},
+        {"max_bins": 130, "learning_rate": 0.0939, "min_samples_leaf": 4, "max_leaves": 2, "interactions": 32},
+        {"max_bins": 47, "learning_rate": 0.286, "min_samples_leaf": 14, "max_leaves": 2, "interactions": 3},
+        {"max_bins": 85, "learning_rate": 0.0273, "min_samples_leaf": 3, "max_leaves": 4, "interactions": 28},
+        {"max_bins": 11, "learning_rate": 0.00880, "min_samples_leaf": 27, "max_leaves": 2, "interactions": 27},
+        {"max_bins": 78, "learning_rate": 0.0182, "min_samples_leaf": 10, "max_leaves": 3, "interactions": 1},
+        {"max_bins": 157, "learning_rate": 0.0222, "min_samples_leaf": 1, "max_leaves": 3, "interactions": 17},
+        {"max_bins": 98, "learning_rate": 0.0516, "min_samples_leaf": 26, "max_leaves": 2, "interactions": 27},
+    )
 
     def __init__(
         self,

@@ -250,6 +250,51 @@ def test_bayesian_search_passes_its_start_and_proposal_options_to_scikit_optimiz
     assert sorted(np.floor((first + 4) / (4 / 3)).astype(int)) == [0, 1, 2]
 
 
+def test_portfolio_points_are_moved_into_the_space():
+    from skopt.space import Categorical
+
+    from primo.search.searchers import portfolio_points
+    dimensions = [Integer(8, 512, name="max_bins"), Real(0.01, 0.3, name="learning_rate"),
+                  Categorical([0], name="interactions")]
+    portfolio = [{"max_bins": 1000, "learning_rate": 0.001, "interactions": 12, "max_leaves": 3},
+                 {"max_bins": 600, "learning_rate": 0.0001, "interactions": 3},  # clipped onto the first
+                 {"max_bins": 40.4, "learning_rate": 0.1, "interactions": 0}]
+    assert portfolio_points(portfolio, dimensions) == [[512, 0.01, 0], [40, 0.1, 0]]
+    assert portfolio_points(portfolio, dimensions + [Integer(1, 5, name="min_samples_leaf")]) == []
+    assert portfolio_points([{"max_bins": 9, "learning_rate": 0.1, "interactions": "many"}], dimensions) == []
+
+
+def test_a_portfolio_start_replaces_random_initial_points_not_gp_steps(data_dir):
+    X, y, _, _ = clara_ms(data_dir)
+    space = {"ccp_alpha": Real(1e-4, 1.0, prior="log-uniform"), "max_depth": Integer(2, 12)}
+    estimator = PrDTRegressor(random_state=0)
+    estimator._search_portfolio = ({"ccp_alpha": 0.5, "max_depth": 3}, {"ccp_alpha": 5.0, "max_depth": 30},
+                                   {"ccp_alpha": 0.01, "max_depth": 12})
+    search = BayesianSearch(estimator, space=space, n_trials=7, n_initial_points=2, evaluate_estimator=False,
+                            initial_point_generator="portfolio", refit=False, random_state=0).fit(X, y)
+    drawn = search.trials_[search.trials_["source"] == "search"]
+    # the first two in order (the second clipped into the space), then the GP: the third is never tried
+    assert drawn[["ccp_alpha", "max_depth"]].to_numpy()[:2].tolist() == [[0.5, 3], [1.0, 12]]
+    assert not ((drawn["ccp_alpha"] == 0.01) & (drawn["max_depth"] == 12)).any()
+    assert len(search._optimizer.models) == len(drawn) - 1  # a GP fitted at every tell from the second on
+
+
+def test_a_trust_region_step_stays_near_the_best_point_so_far(data_dir):
+    X, y, _, _ = clara_ms(data_dir)
+    alpha, depth = Real(1e-4, 1.0, prior="log-uniform", name="ccp_alpha"), Integer(2, 30, name="max_depth")
+    search = BayesianSearch(PrDTRegressor(random_state=0), space={"ccp_alpha": alpha, "max_depth": depth},
+                            n_trials=10, n_initial_points=3, trust_region=0.2, evaluate_estimator=False,
+                            refit=False, random_state=0).fit(X, y)
+    drawn = search.trials_[search.trials_["source"] == "search"].reset_index(drop=True)
+    unit = np.c_[(np.log10(drawn["ccp_alpha"]) + 4) / 4, (drawn["max_depth"] - 2) / 28]
+    for step in range(3, len(drawn)):
+        best = drawn.loc[:step - 1, "score"].astype(float).idxmin()
+        # a tenth of the side each way, and half an integer step of rounding
+        assert np.all(np.abs(unit[step] - unit[best]) <= [0.1 + 1e-9, 0.1 + 0.5 / 28]), step
+    with pytest.raises(ValueError, match="trust_region"):
+        BayesianSearch(PrDTRegressor(), space={"ccp_alpha": alpha}, trust_region=1.5, n_trials=3).fit(X, y)
+
+
 def test_a_validation_loss_is_taken_as_it_is(data_dir):
     """A ValidationLoss sees the rows, e.g. to add back an input the model corrects before scoring."""
     X, y, _, _ = clara_ms(data_dir)
