@@ -264,6 +264,21 @@ def test_portfolio_points_are_moved_into_the_space():
     assert portfolio_points([{"max_bins": 9, "learning_rate": 0.1, "interactions": "many"}], dimensions) == []
 
 
+def test_pram_portfolio_fits_the_default_spaces_of_real_tables(data_dir):
+    from sklearn.datasets import load_wine
+
+    from primo.search.searchers import _named, portfolio_points
+    from primo.search.spaces import pram_space
+    X, y, _, _ = clara_ms(data_dir)  # 19 features: up to 32 pairs
+    X_wine, y_wine = load_wine(return_X_y=True, as_frame=True)  # multiclass: no pairs
+    for estimator, features, target in ((PrAMRegressor(), X, y), (PrAMClassifier(), X_wine, y_wine)):
+        dimensions = [_named(d, n) for n, d in pram_space(estimator, features, target).items()]
+        points = portfolio_points(estimator._search_portfolio, dimensions)
+        assert len(points) == len(estimator._search_portfolio)
+        assert all(all(v in d for v, d in zip(p, dimensions)) for p in points)
+    assert {p[-1] for p in points} == {0}
+
+
 def test_a_portfolio_start_replaces_random_initial_points_not_gp_steps(data_dir):
     X, y, _, _ = clara_ms(data_dir)
     space = {"ccp_alpha": Real(1e-4, 1.0, prior="log-uniform"), "max_depth": Integer(2, 12)}
