@@ -891,6 +891,12 @@ class BayesianSearch(_SequentialSearch):
         self.acq_optimizer = acq_optimizer
         self.trust_region = trust_region
 
+    @classmethod
+    def _get_param_names(cls):
+        # scikit-learn reads parameter names from __init__'s signature and skips **kwargs, so without this
+        # clone() and get_params() dropped every shared parameter (n_trials, cv, ...) and clone reset them.
+        return sorted(set(super()._get_param_names()) | set(_BaseSearch._get_param_names()))
+
     def _start(self, dimensions, rng, prior_points, prior_scores):
         n_trials = int(self.n_trials)
         n_initial = self.n_initial_points or max(1, min(10, 2 * len(dimensions) + 1, n_trials // 3))
@@ -910,9 +916,7 @@ class BayesianSearch(_SequentialSearch):
         if self.trust_region is not None and not 0 < float(self.trust_region) <= 1:
             raise ValueError(f"trust_region must be in (0, 1], got {self.trust_region!r}")
         self._rng = rng
-        # Told points count as initial points (skopt), so the portfolio replaces random draws, never GP steps.
-        self._queued = portfolio_points(getattr(self.estimator, "_search_portfolio", ()), dimensions)
-        self._queued = self._queued[:max(0, n_initial - len(prior_points))] if portfolio else []
+        self._queued = portfolio_points(getattr(self.estimator, "_search_portfolio", ()), dimensions) if portfolio else []
         reference = getattr(self, "reference_loss_", math.nan)  # set by fit before the trials run
         self._log_unit = reference if np.isfinite(reference) and reference > 0 else None
         if prior_points:
@@ -927,7 +931,9 @@ class BayesianSearch(_SequentialSearch):
     # The GP's small matrices gain nothing from multi-threaded BLAS, which only contends with the
     # trials for cores (measured ≈3× slower per step on 2 busy cores); one thread is enough.
     def _propose(self, n):
-        points, self._queued = self._queued[:n], self._queued[n:]
+        # Told points count as initial points (skopt), so the portfolio replaces random draws, never GP steps.
+        take = min(n, max(0, self._optimizer._n_initial_points))
+        points, self._queued = self._queued[:take], self._queued[take:]
         n -= len(points)
         with threadpool_limits(1):
             if n and self.trust_region is not None and self._optimizer._n_initial_points <= 0 \

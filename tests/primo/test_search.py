@@ -250,6 +250,17 @@ def test_bayesian_search_passes_its_start_and_proposal_options_to_scikit_optimiz
     assert sorted(np.floor((first + 4) / (4 / 3)).astype(int)) == [0, 1, 2]
 
 
+def test_a_cloned_bayesian_search_keeps_every_parameter():
+    search = BayesianSearch(PrAMRegressor(max_bins=64), n_trials=5, cv=3, trial_params={"outer_bags": 1},
+                            trust_region=0.4, initial_point_generator="portfolio", random_state=7)
+    copy = clone(search)
+    assert copy.get_params(deep=False).keys() == search.get_params(deep=False).keys()
+    assert (copy.n_trials, copy.cv, copy.trial_params, copy.trust_region, copy.random_state) == \
+        (5, 3, {"outer_bags": 1}, 0.4, 7)
+    assert copy.estimator.max_bins == 64
+    assert search.set_params(n_trials=9, estimator__max_bins=32).n_trials == 9
+
+
 def test_portfolio_points_are_moved_into_the_space():
     from skopt.space import Categorical
 
@@ -282,16 +293,25 @@ def test_pram_portfolio_fits_the_default_spaces_of_real_tables(data_dir):
 def test_a_portfolio_start_replaces_random_initial_points_not_gp_steps(data_dir):
     X, y, _, _ = clara_ms(data_dir)
     space = {"ccp_alpha": Real(1e-4, 1.0, prior="log-uniform"), "max_depth": Integer(2, 12)}
-    estimator = PrDTRegressor(random_state=0)
+    estimator = PrDTRegressor(random_state=0, ccp_alpha=0.05, max_depth=6)  # a point of the space
     estimator._search_portfolio = ({"ccp_alpha": 0.5, "max_depth": 3}, {"ccp_alpha": 5.0, "max_depth": 30},
                                    {"ccp_alpha": 0.01, "max_depth": 12})
-    search = BayesianSearch(estimator, space=space, n_trials=7, n_initial_points=2, evaluate_estimator=False,
-                            initial_point_generator="portfolio", refit=False, random_state=0).fit(X, y)
+
+    def search_from_portfolio(evaluate_estimator):
+        return BayesianSearch(estimator, space=space, n_trials=7, n_initial_points=2, refit=False, random_state=0,
+                              evaluate_estimator=evaluate_estimator, initial_point_generator="portfolio").fit(X, y)
+
+    search = search_from_portfolio(evaluate_estimator=False)
     drawn = search.trials_[search.trials_["source"] == "search"]
     # the first two in order (the second clipped into the space), then the GP: the third is never tried
     assert drawn[["ccp_alpha", "max_depth"]].to_numpy()[:2].tolist() == [[0.5, 3], [1.0, 12]]
     assert not ((drawn["ccp_alpha"] == 0.01) & (drawn["max_depth"] == 12)).any()
     assert len(search._optimizer.models) == len(drawn) - 1  # a GP fitted at every tell from the second on
+    # the starting estimator is an initial point too: one portfolio point is left for the second
+    search = search_from_portfolio(evaluate_estimator=True)
+    drawn = search.trials_[search.trials_["source"] == "search"]
+    assert drawn[["ccp_alpha", "max_depth"]].to_numpy()[0].tolist() == [0.5, 3]
+    assert not ((drawn["ccp_alpha"] == 1.0) & (drawn["max_depth"] == 12)).any()
 
 
 def test_a_trust_region_step_stays_near_the_best_point_so_far(data_dir):
