@@ -34,6 +34,7 @@ are never used here, because this benchmark is used to choose the search's defau
 
   clara-ms       regression  Clara-MS training set (680 NFs), MAE, 5-fold CV
   linnos         binary      slow (> p85) reads, first 20k reads of one NVMe trace, log loss, 25% hold-out
+  linnos-2..4    binary      the same on the other three traces (sorted by name; linnos is the first)
   diabetes       regression  scikit-learn load_diabetes, MAE, 5-fold CV
   wine           multiclass  scikit-learn load_wine, log loss, 5-fold CV
   penguins       multiclass  palmerpenguins (text columns, NaN), log loss, 5-fold CV
@@ -55,6 +56,7 @@ Example
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import sys
@@ -89,9 +91,9 @@ def clara_ms(data_dir):
     return PrAMRegressor(n_jobs=1), "mae", 5, train.drop(columns="cores"), train["cores"]
 
 
-def linnos(data_dir):
-    """The LinnOS read table of the first trace: the last four latencies, size and inter-arrival gap."""
-    path = sorted((data_dir / "linnos" / "flashnet_nvme").glob("*.trace"))[0]
+def linnos(data_dir, trace: int = 0):
+    """The LinnOS read table of a trace (sorted by name): the last four latencies, size and inter-arrival gap."""
+    path = sorted((data_dir / "linnos" / "flashnet_nvme").glob("*.trace"))[trace]
     trace = pd.read_csv(path, header=None,
                         names=["ts", "latency", "io_type", "size", "offset", "ts_submit", "size_after"])
     reads = trace[trace["io_type"] == 1].head(20000).reset_index(drop=True)
@@ -115,7 +117,9 @@ def suite_table(name):
 
 
 DATASETS = {"clara-ms": clara_ms, "linnos": linnos, "diabetes": suite_table("diabetes"),
-            "wine": suite_table("wine"), "penguins": suite_table("penguins")}
+            "wine": suite_table("wine"), "penguins": suite_table("penguins"),
+            # The other LinnOS traces, as a check on data no search option was chosen on.
+            **{f"linnos-{k + 1}": functools.partial(linnos, trace=k) for k in (1, 2, 3)}}
 
 
 def run_search(method, estimator, scoring, cv, X, y, *, trials, seed, bayes_params) -> dict:
