@@ -898,6 +898,8 @@ class BayesianSearch(_SequentialSearch):
         return sorted(set(super()._get_param_names()) | set(_BaseSearch._get_param_names()))
 
     def _start(self, dimensions, rng, prior_points, prior_scores):
+        if self.trust_region is not None and not 0 < float(self.trust_region) <= 1:
+            raise ValueError(f"trust_region must be in (0, 1], got {self.trust_region!r}")
         n_trials = int(self.n_trials)
         n_initial = self.n_initial_points or max(1, min(10, 2 * len(dimensions) + 1, n_trials // 3))
         if n_initial >= n_trials:
@@ -913,8 +915,6 @@ class BayesianSearch(_SequentialSearch):
             acq_optimizer=self.acq_optimizer, acq_optimizer_kwargs={"n_points": 2000, "n_restarts_optimizer": 2},
             random_state=rng,
         )
-        if self.trust_region is not None and not 0 < float(self.trust_region) <= 1:
-            raise ValueError(f"trust_region must be in (0, 1], got {self.trust_region!r}")
         self._rng = rng
         self._queued = portfolio_points(getattr(self.estimator, "_search_portfolio", ()), dimensions) if portfolio else []
         reference = getattr(self, "reference_loss_", math.nan)  # set by fit before the trials run
@@ -935,15 +935,16 @@ class BayesianSearch(_SequentialSearch):
         take = min(n, max(0, self._optimizer._n_initial_points))
         points, self._queued = self._queued[:take], self._queued[take:]
         n -= len(points)
-        with threadpool_limits(1):
-            if n and self.trust_region is not None and self._optimizer._n_initial_points <= 0 \
-                    and self._optimizer.models:
-                points += self._near_best(n)
-            elif n == 1:
-                points.append(self._optimizer.ask())
-            elif n > 1:
-                points += self._optimizer.ask(n_points=n, strategy="cl_min")
+        if n:
+            with threadpool_limits(1):
+                near = self.trust_region is not None and self._optimizer._n_initial_points <= 0 \
+                    and self._optimizer.models
+                points += self._near_best(n) if near else self._ask_anywhere(n)
         return points
+
+    def _ask_anywhere(self, n):
+        """``n`` points from scikit-optimize over the whole space (constant liar for a batch)."""
+        return [self._optimizer.ask()] if n == 1 else self._optimizer.ask(n_points=n, strategy="cl_min")
 
     def _near_best(self, n):
         """The ``n`` untried points of highest expected improvement near the best point so far.
@@ -971,7 +972,7 @@ class BayesianSearch(_SequentialSearch):
                 tried.add(tuple(point))
                 candidates.append(point)
         if not candidates:  # the region is exhausted (a small integer space): anywhere
-            return [optimizer.ask()] if n == 1 else optimizer.ask(n_points=n, strategy="cl_min")
+            return self._ask_anywhere(n)
         improvement = gaussian_ei(optimizer.space.transform(candidates), optimizer.models[-1],
                                   y_opt=float(np.min(optimizer.yi)))  # skopt's default margin, xi = 0.01
         return [candidates[i] for i in np.argsort(-improvement, kind="stable")[:n]]
