@@ -153,6 +153,10 @@ def load_table(spec: TableSpec) -> Table:
         X, y = X.iloc[keep].reset_index(drop=True), y.iloc[keep].reset_index(drop=True)
     if spec.task == "regression":
         y = y.astype(float)
+    elif pd.api.types.is_float_dtype(y) and (y == y.round()).all():
+        # Whole-number classes read as float because the column had NA: interpret names such classes
+        # '1.0', which the suite's scoring cannot match to the labels 1.0 (immigration's first run).
+        y = y.astype(int)
     table = Table(spec, X, y)
     return Table(dataclasses.replace(spec, has_text=bool(table.text_columns), has_missing=table.n_missing > 0), X, y)
 

@@ -35,7 +35,7 @@ def test_the_draw_follows_the_rule_and_avoids_tables_already_used(sampled):
         assert not sampled.script.INDEX_NAME.match(target), name
 
 
-@pytest.mark.parametrize("name", ["flchain", "VietNamI", "Capm"])
+@pytest.mark.parametrize("name", ["flchain", "VietNamI", "Capm", "immigration"])
 def test_tables_load_capped_and_typed(sampled, name):
     spec = sampled.script.draw()[name]
     table = sampled.script.load_table(spec)
@@ -43,6 +43,7 @@ def test_tables_load_capped_and_typed(sampled, name):
     assert len(table.y) == min(len(raw_y), sampled.script.MAX_ROWS) == len(table.X)
     assert not table.y.isna().any() and list(table.X.columns) == list(raw_X.columns)
     assert 3 <= table.X.shape[1] <= sampled.script.MAX_FEATURES
+    # Regression targets are float; whole-number classes are int even where NA made the column float.
     assert pd.api.types.is_float_dtype(table.y) == (spec.task == "regression")
     assert table.spec.has_text == bool(table.text_columns) and table.spec.has_missing == (table.n_missing > 0)
 
