@@ -59,12 +59,14 @@ def test_rule_rejects_index_like_and_thin_targets(sampled):
 
 
 def test_population_summary_over_tables(sampled):
-    def entry(relative, ratio):
+    def entry(relative, ratio, loss=0.5):
         target = {"relative_loss": relative, "size_ratio": ratio, "within_2pct": relative <= 0.02,
                   "at_least_5x_smaller": ratio >= 5, "pass": relative <= 0.02 and ratio >= 5}
-        return {"summary": {"targets": {"auto_vs_ebm": target}}}
+        contenders = {"primo_auto": {"crash": None, "log_loss": loss * (1 + relative)},
+                      "ebm": {"crash": None, "log_loss": loss}}
+        return {"summary": {"headline": "log_loss", "contenders": contenders, "targets": {"auto_vs_ebm": target}}}
 
-    entries = {"a": entry(0.01, 10), "b": entry(0.05, 40), "c": entry(-0.02, 3), "d": entry(0.0, 6)}
+    entries = {"a": entry(0.01, 10), "b": entry(0.05, 40, loss=1e-4), "c": entry(-0.02, 3), "d": entry(0.0, 6)}
     over = sampled.script.population(entries)
     assert (over["tables"], over["passed"], over["within_2pct"], over["at_least_5x_smaller"]) == (4, 2, 3, 3)
     low, high = over["pass_interval_95"]
@@ -72,4 +74,5 @@ def test_population_summary_over_tables(sampled):
     assert over["median_relative_loss"] == pytest.approx(0.005) and over["median_size_ratio"] == pytest.approx(8)
     low, high = over["median_relative_loss_interval_95"]
     assert -0.02 <= low <= 0.005 <= high <= 0.05
+    assert over["solved_by_both"] == ["b"] and over["passed_of_the_others"] == "2/3"
     assert sampled.script.population({}) == {}
