@@ -230,9 +230,13 @@ def readme_section(results: dict, specs: dict) -> str:
                       + (f" Solved by both (log loss under {SOLVED_LOG_LOSS}: the relative loss means nothing): "
                          f"{', '.join(over['solved_by_both'])}; without them {over['passed_of_the_others']} pass."
                          if over["solved_by_both"] else ""), ""]
-    runs = sorted({(env["date_utc"], env["git_commit"]) for e in results["tables"].values()
-                   for env in e["meta"]["contender_runs"].values()})
-    lines += ["Runs merged here (UTC date, commit): " + "; ".join(f"{d} @ {c}" for d, c in runs), ""]
+    runs = [env for e in results["tables"].values() for env in e["meta"]["contender_runs"].values()]
+    if runs:
+        dates = sorted(env["date_utc"] for env in runs)
+        commits = sorted({str(env["git_commit"]) for env in runs})
+        edited = sum(env["uncommitted_primo_files"] for env in runs)
+        lines += [f"Runs: {dates[0]} to {dates[-1]} UTC, at commits {', '.join(commits)}"
+                  + (f"; {edited} runs had uncommitted changes under primo/" if edited else "") + ".", ""]
     return "\n".join(lines)
 
 

@@ -599,7 +599,8 @@ def write_readme(path: Path, section: str, heading: str = README_HEADING) -> Non
         new = (text.rstrip("\n") + "\n\n" if text.strip() else "") + section
     else:
         end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-        new = "\n".join(lines[:start] + section.splitlines() + lines[end:])
+        following = [""] + lines[end:] if end < len(lines) else []  # a blank line before the next heading
+        new = "\n".join(lines[:start] + section.rstrip("\n").splitlines() + following)
     atomic_write_bytes(path, (new.rstrip("\n") + "\n").encode())
 
 
