@@ -164,15 +164,19 @@ def load_table(spec: TableSpec) -> Table:
         # '1.0', which the suite's scoring cannot match to the labels 1.0 (immigration's first run).
         y = y.astype(int)
     table = Table(spec, X, y)
-    return Table(dataclasses.replace(spec, has_text=bool(table.text_columns), has_missing=table.n_missing > 0), X, y)
+    table.spec = dataclasses.replace(spec, has_text=bool(table.text_columns), has_missing=table.n_missing > 0)
+    return table
 
 
 def solved(entry: dict) -> bool:
     """Both auto and EBM predict the held-out classes with log loss under :data:`SOLVED_LOG_LOSS`."""
-    contenders, headline = entry["summary"]["contenders"], entry["summary"]["headline"]
-    return headline == "log_loss" and all(
-        not (contenders.get(c) or {"crash": True})["crash"] and contenders[c]["log_loss"] < SOLVED_LOG_LOSS
-        for c in ("primo_auto", "ebm"))
+    contenders = entry["summary"]["contenders"]
+
+    def solves(name):
+        result = contenders.get(name)
+        return result is not None and not result["crash"] and result["log_loss"] < SOLVED_LOG_LOSS
+
+    return entry["summary"]["headline"] == "log_loss" and solves("primo_auto") and solves("ebm")
 
 
 def population(entries: dict) -> dict:
@@ -227,10 +231,7 @@ def readme_section(results: dict, specs: dict, number: int = 1) -> str:
     missing = [n for n in specs if n not in results["tables"]]
     if missing:
         lines += [f"Not run yet: {', '.join(missing)}.", ""]
-    for role in ("development", "held_out"):
-        entries = {n: e for n, e in results["tables"].items() if e["meta"]["role"] == role}
-        if not entries:
-            continue
+    for role, entries in suite.tables_by_role(results).items():
         lines += suite.group_lines(entries, role.replace("_", "-"))
         over = population(entries)
         if over:
@@ -279,10 +280,8 @@ def main(argv=None) -> int:
         table = load_table(specs[name])
         folds = suite.folds_for(table, N_FOLDS, repeats=1)
         results = suite.evaluate_table(table, folds, N_FOLDS, args.contenders, results_path, order=specs)
-    for role in ("development", "held_out"):
-        entries = {n: e for n, e in results["tables"].items() if e["meta"]["role"] == role}
-        if entries:
-            print(f"overall ({role}): {suite.overall_targets(entries)} {population(entries)}", flush=True)
+    for role, entries in suite.tables_by_role(results).items():
+        print(f"overall ({role}): {suite.overall_targets(entries)} {population(entries)}", flush=True)
     if args.readme != "none":
         suite.write_readme(Path(args.readme), readme_section(results, specs, args.draw), readme_heading(args.draw))
     return 0

@@ -500,6 +500,13 @@ def verdict(passed) -> str:
     return {True: "**met**", False: "**not met**", None: "not evaluated (a contender it needs was not run)"}[passed]
 
 
+def tables_by_role(results: dict) -> dict[str, dict]:
+    """The results' tables grouped by role (development, then held out), leaving out empty groups."""
+    groups = {role: {n: e for n, e in results["tables"].items() if e["meta"]["role"] == role}
+              for role in ("development", "held_out")}
+    return {role: entries for role, entries in groups.items() if entries}
+
+
 def group_lines(entries: dict, label: str) -> list[str]:
     """README lines for one group of tables: results, per-table targets and the suite-level targets."""
     columns = [c for c in CONTENDERS if any(c in e["summary"]["contenders"] for e in entries.values())]
@@ -573,10 +580,8 @@ def readme_section(results: dict) -> str:
     if any(e["meta"]["quick"] for e in results["tables"].values()):
         lines += ["**Rows marked `--quick sample` are a smoke baseline** (a 200-row sample, 2 folds), not the",
                   "full protocol: their losses, sizes and intervals are noisy and must not be quoted as results.", ""]
-    for role in ("development", "held_out"):
-        entries = {n: e for n, e in results["tables"].items() if e["meta"]["role"] == role}
-        if entries:
-            lines += group_lines(entries, role.replace("_", "-"))
+    for role, entries in tables_by_role(results).items():
+        lines += group_lines(entries, role.replace("_", "-"))
     crashes = [(n, c, e["crash"]) for n, entry in results["tables"].items()
                for c, e in entry["summary"]["contenders"].items() if e["crash"]]
     if crashes:
@@ -693,10 +698,8 @@ def main(argv=None) -> int:
             table = shrink(table, QUICK_ROWS)
         results = evaluate_table(table, folds_for(table, n_folds, repeats), n_folds, args.contenders, json_path,
                                  quick=args.quick)
-    for role in ("development", "held_out"):
-        entries = {n: e for n, e in results["tables"].items() if e["meta"]["role"] == role}
-        if entries:
-            print(f"overall ({role}): {overall_targets(entries)}", flush=True)
+    for role, entries in tables_by_role(results).items():
+        print(f"overall ({role}): {overall_targets(entries)}", flush=True)
     if args.readme != "none":
         write_readme(Path(args.readme), readme_section(results))
         print(f"wrote {json_path} and the tabular-suite section of {args.readme}")

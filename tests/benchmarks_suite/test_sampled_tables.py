@@ -45,8 +45,9 @@ def test_a_second_draw_is_disjoint_and_held_out(sampled):
     assert len(second) == sampled.script.SAMPLE_SIZE and not set(first) & set(second)
     assert {s.role for s in second.values()} == {"held_out"}
     assert sampled.script.json_path(2).name == "sampled_tables_draw2.json" != sampled.script.json_path(1).name
-    with pytest.raises(ValueError, match="draw 99 is empty"):
-        sampled.script.draw(99)
+    for number in (99, 0, -1):
+        with pytest.raises(ValueError, match=f"draw {number} is empty"):
+            sampled.script.draw(number)
 
 
 @pytest.mark.parametrize("name", ["flchain", "VietNamI", "Capm", "immigration"])
