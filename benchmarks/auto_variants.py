@@ -1,10 +1,11 @@
-"""Automatic selection's defaults, compared on the tabular suite's development tables (issue 16).
+"""Automatic selection's defaults, compared on the development tables (issue 16).
 
 A *variant* is a label and the keyword arguments of ``PrimoClassifier``/``PrimoRegressor``
 (``'{"n_trials": 10}'``); two references have fixed meanings: ``pram_default`` (``PrAMClassifier()``
 / ``PrAMRegressor()``) and ``ebm`` (interpret's EBM defaults, as the suite builds it). Every variant
-runs on the suite's first 5 folds of each table (``tabular_suite.folds_for``: the same test rows as
-the suite's first repeat), with ``random_state`` = fold number, so variants are paired by fold and
+runs on the suite's first 5 folds of each of its development tables (``tabular_suite.folds_for``:
+the same test rows as the suite's first repeat), or on the 3 folds of ``sampled_tables.py`` for the
+development tables of its first draw, with ``random_state`` = fold number, so variants are paired by fold and
 seed. Each (table, variant, fold) is one JSON line: the suite's test metrics, pieces, fit seconds and,
 for automatic selection, the chosen family, parameters and trial source (search, shrink, simplify,
 estimator or path). Only development tables are accepted: this script informs defaults.
@@ -28,12 +29,25 @@ from collections import Counter, defaultdict
 
 import numpy as np
 
+import sampled_tables
 import tabular_suite as suite
 from primo.report.claims import paired_bootstrap
 from suite_tables import TABLES, load_table
 
 FOLDS = 5
-DEVELOPMENT = [name for name, spec in TABLES.items() if spec.role == "development"]
+SUITE_DEVELOPMENT = [name for name, spec in TABLES.items() if spec.role == "development"]
+#: The development tables of sampled_tables.py's first draw, on the 3 folds that benchmark uses.
+SAMPLED_DEVELOPMENT = {name: spec for name, spec in sampled_tables.draw(1).items() if spec.role == "development"}
+DEVELOPMENT = SUITE_DEVELOPMENT + list(SAMPLED_DEVELOPMENT)
+
+
+def development_table(name: str):
+    """A development table and the folds its benchmark scores it on (the suite's first repeat, or 3)."""
+    if name in SAMPLED_DEVELOPMENT:
+        table = sampled_tables.load_table(SAMPLED_DEVELOPMENT[name])
+        return table, suite.folds_for(table, sampled_tables.N_FOLDS, 1)
+    table = load_table(name)
+    return table, suite.folds_for(table, FOLDS, 1)
 
 
 def build(label: str, kwargs: dict, task: str, X, fold: int):
@@ -61,14 +75,15 @@ def chosen_trial(model) -> dict:
 
 def run(out: str, label: str, kwargs: dict, tables: list[str]) -> None:
     for name in tables:
-        table = load_table(name)
-        for fold, (train, test) in enumerate(suite.folds_for(table, FOLDS, 1)):
+        table, folds = development_table(name)
+        for fold, (train, test) in enumerate(folds):
             model = build(label, kwargs, table.task, table.X, fold)
             start = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 model.fit(table.X.iloc[train], table.y.iloc[train])
-            row = {"table": name, "variant": label, "fold": fold, "fit_s": time.perf_counter() - start,
+            row = {"table": name, "task": table.task, "variant": label, "fold": fold,
+                   "fit_s": time.perf_counter() - start,
                    **suite.score(table.task, model, table.X.iloc[test], table.y.iloc[test]),
                    "pieces": suite.model_size(model).get("pieces")}
             if hasattr(model, "selection_report_"):
@@ -92,7 +107,8 @@ def summarize(paths: list[str], reference: str) -> None:
           "pieces (median) | fit s (median) | kept trial source |")
     print("|---|---|---|---|---|---|---|---|")
     for table in tables:
-        metric = "mae" if TABLES[table].task == "regression" else "log_loss"
+        task = TABLES[table].task if table in TABLES else SAMPLED_DEVELOPMENT[table].task
+        metric = "mae" if task == "regression" else "log_loss"
         base = results.get((table, reference), {})
         for variant in variants:
             rows = results.get((table, variant))

@@ -8,11 +8,14 @@ splits, with each family's default configuration among the trials (and the PrAM 
 simplification path: its best configuration with only its t most important terms, with at most k
 pieces per shape, and both). PrAM trials scored on
 every fold are cross-fitted (:mod:`primo.search.searchers`): one bag per fold, validated on its fold,
-and their average is the model kept, so keeping one refits nothing. Of all
+and their average is the validated model. Of all
 the trials that meet the stated limits, it keeps the one of smallest readable size (``size_``:
 leaves, or constant pieces of the shape functions) whose objective is within noise of the best
-trial of either family (the rule of :mod:`primo.search.choice`), refits it on all rows and measures
-its latency. So the selected model validates no worse, beyond noise, than either family's default.
+trial of either family (the rule of :mod:`primo.search.choice`), and measures each family's
+finalist's latency (a PrDT pruned from its tree grown on every row, a PrAM's validated average).
+The selected PrAM is then refit on every row with the default's bags, and kept if the refit
+still meets every stated limit (else the validated average is; the time budget permitting). So
+the selected model validates no worse, beyond noise, than either family's default.
 
 ``selection_report_`` has one row per family: its finalist, validation loss and standard error,
 relative loss (1.0 = the trivial predictor), size, C, for classifiers log loss and calibration error,
@@ -197,7 +200,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         if not eligible.empty:
             best = eligible["score"].astype(float).idxmin()
             near[eligible.index] = within_noise(eligible, best, self.tolerance)
-        report, order = [], []
+        report, order, finalists = [], [], {}
         for family in self.searches_:
             rows = eligible[eligible["family"] == family]
             close = rows[near[rows.index]]
@@ -206,21 +209,25 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
             else:  # nothing within noise of the best (or within the limits): the family's own best
                 rows = rows if not rows.empty else pool[pool["family"] == family]
                 finalist = rows["score"].astype(float).idxmin()
-            model, timings = self._refit(family, pool.loc[finalist], X, y, sample_weight)
-            entry = self._report_row(family, pool.loc[finalist], model, timings, within=not close.empty,
-                                     within_limits=finalist in eligible.index)
+            # The validated (cross-fitted) model when there is one: only the selected family is refit.
+            model = self.searches_[family]._cross_fitted_model(dict(pool.at[finalist, "params"]))
+            entry = self._finalist(family, pool.loc[finalist], model, X, y, sample_weight, within=not close.empty,
+                                   within_limits=finalist in eligible.index)
+            finalists[family] = (len(report), pool.loc[finalist], finalist in eligible.index)
             report.append(entry)
             order.append((not entry["satisfies"], not entry["within_noise"], entry["size"], entry["score"], family))
         for family, error in failed.items():
             report.append({"family": family, "model": self._families[family].__name__, "params": {},
                            "within_noise": False, "satisfies": False, "selected": False, "reason": error})
-        self.selection_report_ = pd.DataFrame(report)
         winners = [entry for entry in sorted(order) if not entry[0]]
         if not winners:
-            reasons = "; ".join(f"{r.family}: {r.reason}" for r in self.selection_report_.itertuples())
+            reasons = "; ".join(f"{r['family']}: {r['reason']}" for r in report)
             raise RequirementsNotMetError(f"no model meets the requirements — {reasons}")
         chosen = winners[0][-1]
-        report = self.selection_report_
+        position, trial, within_limits = finalists[chosen]
+        report[position] = self._refit_chosen(chosen, trial, report[position], X, y, sample_weight,
+                                              within_limits=within_limits)
+        self.selection_report_ = report = pd.DataFrame(report)
         report["selected"] = report["family"] == chosen
         for index in report.index[report["satisfies"] & ~report["selected"]]:
             report.at[index, "reason"] = (f"meets every requirement, but {chosen} is "
@@ -269,17 +276,18 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
             ok &= pool["size"] <= self.max_size
         return ok
 
-    def _refit(self, family, trial, X, y, sample_weight):
-        """Refit a family's finalist on every row and measure the deployed path's single-row latency."""
+    def _finalist(self, family, trial, model, X, y, sample_weight, *, within: bool, within_limits: bool) -> dict:
+        """A family's finalist (``model``, else a refit of ``trial`` on every row), its latency, its report row."""
         search = self.searches_[family]
-        from primo.search.searchers import warning_texts
+        if model is None:
+            from primo.search.searchers import warning_texts
 
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            model = search._refit_model(dict(trial["params"]), X, y,
-                                        None if sample_weight is None else np.asarray(sample_weight))
-        for message in warning_texts(caught):
-            search.warnings_[message] = search.warnings_.get(message, 0) + 1
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                model = search._refit_model(dict(trial["params"]), X, y,
+                                            None if sample_weight is None else np.asarray(sample_weight))
+            for message in warning_texts(caught):
+                search.warnings_[message] = search.warnings_.get(message, 0) + 1
         model.metadata_["search"] = search.history(chosen_trial=int(trial["trial"]))
         from primo.export import compile_python, encode_categories, model_tables
 
@@ -287,7 +295,28 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         fast_predict = compile_python(tables)
         rows = encode_categories(tables, X)
         self.candidates_[family] = model
-        return model, single_row_timings_us(lambda row: fast_predict(row[0]), rows, n_rows=LATENCY_ROWS)
+        timings = single_row_timings_us(lambda row: fast_predict(row[0]), rows, n_rows=LATENCY_ROWS)
+        return self._report_row(family, trial, model, timings, within=within, within_limits=within_limits)
+
+    def _refit_chosen(self, family, trial, entry: dict, X, y, sample_weight, *, within_limits: bool) -> dict:
+        """The selected family's report row after refitting its validated cross-fitted model on every row.
+
+        Cross-fitted bags saw (k−1)/k of the rows (see :mod:`primo.search.searchers`). The refit can
+        differ in size and latency, so it replaces the validated model only when it still meets every
+        stated limit, and only when the time budget leaves room for it; otherwise ``entry`` stands.
+        """
+        search = self.searches_[family]
+        if search._cross_fitted_model(dict(trial["params"])) is None or not search._refit_fits_budget():
+            return entry
+        validated = self.candidates_[family]
+        refit = self._finalist(family, trial, None, X, y, sample_weight, within=entry["within_noise"],
+                               within_limits=within_limits)
+        if refit["satisfies"]:
+            return refit
+        logger.info("%s: the refit on every row breaks a limit (%s); keeping the validated model",
+                    family, refit["reason"])
+        self.candidates_[family] = validated
+        return entry
 
     def _report_row(self, family, trial, model, timings, *, within: bool, within_limits: bool) -> dict:
         search = self.searches_[family]

@@ -1,7 +1,7 @@
 """Automatic model selection against stated requirements, on real data."""
 import pytest
 
-from primo import PrAMClassifier, PrDTClassifier, PrimoClassifier, PrimoRegressor, RequirementsNotMetError
+from primo import PrAMClassifier, PrAMRegressor, PrDTClassifier, PrimoClassifier, PrimoRegressor, RequirementsNotMetError
 from tests.primo.helpers import clara_ms, linnos_reads
 
 FAST = {"pram": {"max_rounds": 200, "outer_bags": 1, "n_jobs": 1}}
@@ -137,3 +137,30 @@ def test_a_family_that_refuses_the_input_is_reported_and_the_other_selected(data
     with pytest.raises(ColumnMismatchError, match="duplicate column names"):
         PrimoRegressor(n_trials=2, family_params=FAST, random_state=0, n_jobs=1).fit(
             X.set_axis(["A_i", *X.columns[1:-1], "A_i"], axis=1), y)
+
+
+def test_the_selected_pram_is_refit_on_every_row_unless_the_refit_breaks_a_limit(data_dir, monkeypatch):
+    """Its validated average is of 5 one-bag folds, each on 4/5 of the rows; the kept model is the refit."""
+    from primo.search import BayesianSearch
+
+    X, y, _, _ = clara_ms(data_dir)
+    options = dict(families=("pram",), n_trials=3, random_state=0, n_jobs=1,
+                   family_params={"pram": {"max_rounds": 200, "outer_bags": 2, "n_jobs": 1}})
+    auto = PrimoRegressor(**options).fit(X, y)
+    assert auto.best_estimator_.outer_bags == 2
+    assert auto.selection_report_["size"].item() == auto.best_estimator_.size_
+
+    class Oversized(PrAMRegressor):
+        size_ = 10**9
+
+    real_refit = BayesianSearch._refit_model
+
+    def oversized_refit(self, *args):
+        model = real_refit(self, *args)
+        model.__class__ = Oversized
+        return model
+
+    monkeypatch.setattr(BayesianSearch, "_refit_model", oversized_refit)
+    capped = PrimoRegressor(**options, max_size=10**6).fit(X, y)
+    assert capped.best_estimator_.outer_bags == 5 and capped.best_estimator_.size_ < 10**6
+    assert capped.selection_report_["size"].item() == capped.best_estimator_.size_

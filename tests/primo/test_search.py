@@ -1,4 +1,6 @@
 """Search of S(θ) = P(θ) + λ·C(θ)^γ on real data: objective, history, warm start, parallel runs."""
+import time
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -456,27 +458,50 @@ def test_cross_fitted_bags_never_see_their_fold_and_average_to_the_model(data_di
         PrAMRegressor().cross_fit(X, y, splits, bags_per_fold=0)
 
 
-def test_cross_fitted_trials_are_their_own_refit(data_dir, monkeypatch):
-    """With cross_fit, a search's kept PrAM (or its simplified variant) is the validated model, not a refit."""
+def test_cross_fitted_trials_are_refit_at_the_estimators_fidelity(data_dir, monkeypatch):
+    """A cross-fitted search refits its kept PrAM on every row with the estimator's own bags; the validated
+    averages stay available, and are kept when the time budget leaves no room for the refit."""
     X, y, _, _ = clara_ms(data_dir)
-    estimator = PrAMRegressor(max_rounds=50, outer_bags=1, n_jobs=1)
-    search = RandomSearch(estimator, n_trials=6, cv=3, cross_fit=True, random_state=0, progress=False).fit(X, y)
+    estimator = PrAMRegressor(max_rounds=50, outer_bags=2, n_jobs=1)
+    options = dict(n_trials=6, cv=3, cross_fit=True, trial_params={"outer_bags": 1}, random_state=0, progress=False)
+    search = RandomSearch(estimator, **options).fit(X, y)
     chosen = search.trials_.loc[search.trials_["chosen"]].iloc[0]
-    assert search.best_estimator_.outer_bags == 3 and search.best_estimator_.size_ == chosen["size"]
+    kept = search.best_estimator_
+    assert kept.outer_bags == 2 and kept.ebm_.bagged_scores_[0].shape[0] == 2  # not the 3 validated bags
+    assert {k: kept.get_params()[k] for k in chosen["params"] if k != "outer_bags"} == {
+        k: v for k, v in chosen["params"].items() if k != "outer_bags"}
     # Without a refit, every cross-fitted trial (and each step of its simplification path) stays available.
-    search = RandomSearch(estimator, n_trials=6, cv=3, cross_fit=True, random_state=0, refit=False,
-                          progress=False).fit(X, y)
+    search = RandomSearch(estimator, **{**options, "refit": False}).fit(X, y)
     fits = []
     real_fit = PrAMRegressor.fit
     monkeypatch.setattr(PrAMRegressor, "fit", lambda self, *a, **k: fits.append(1) or real_fit(self, *a, **k))
     for _, trial in search.trials_[search.trials_["source"] != "search"].iterrows():
-        model = search._refit_model(dict(trial["params"]), X, y, None)
+        model = search._cross_fitted_model(dict(trial["params"]))
         assert model.size_ == trial["size"] and model.max_pieces == trial["params"].get("max_pieces")
     assert not fits
+    monkeypatch.setattr(PrAMRegressor, "fit", real_fit)
+    # No time left for the refit: the validated 3-bag average is kept as it is.
+    monkeypatch.setattr(RandomSearch, "_refit_fits_budget", lambda self: False)
+    kept = RandomSearch(estimator, **options).fit(X, y).best_estimator_
+    assert kept.outer_bags == 3 and kept.size_ == chosen["size"]
     # A search on a sample of the rows refits on every row instead.
-    sampled = RandomSearch(estimator, n_trials=6, cv=3, cross_fit=True, search_sample_size=0.5, random_state=0,
-                           refit=False, progress=False).fit(X, y)
+    sampled = RandomSearch(estimator, **{**options, "search_sample_size": 0.5, "refit": False}).fit(X, y)
     assert sampled._cross_fitted_model(dict(chosen["params"])) is None
+
+
+def test_refit_time_is_estimated_from_the_slowest_trial_at_the_estimators_bags():
+    """A cross-fitted trial boosts k·b bags on (k−1)/k of the rows; the refit, the estimator's bags on every row."""
+    search = RandomSearch(PrAMRegressor(outer_bags=8), cross_fit=True, trial_params={"outer_bags": 1},
+                          time_budget_s=10)
+    search.trials_ = pd.DataFrame({"fit_time": [1.0, 2.0, 50.0], "error": [None, None, "failed"],
+                                   "partial": [False, False, False]})
+    search._cross_fit_shape = (5, 1)  # 5 folds, 1 bag each: a refit costs 2 s × 8 / (1 × 4) = 4 s
+    search._start_time = time.perf_counter() - 5.5  # 4.5 s left
+    assert search._refit_fits_budget()
+    search._start_time = time.perf_counter() - 6.5  # 3.5 s left
+    assert not search._refit_fits_budget()
+    search.set_params(time_budget_s=None)
+    assert search._refit_fits_budget()
 
 
 def test_cross_fitting_classes_rarer_than_the_folds():
