@@ -28,6 +28,7 @@ import warnings
 from collections import Counter, defaultdict
 
 import numpy as np
+from scipy import stats
 
 import sampled_tables
 import tabular_suite as suite
@@ -106,6 +107,7 @@ def summarize(paths: list[str], reference: str) -> None:
     print(f"| table | variant | folds | headline loss | − {reference}, mean [95% bootstrap] (median) | "
           "pieces (median) | fit s (median) | kept trial source |")
     print("|---|---|---|---|---|---|---|---|")
+    relative = defaultdict(list)  # variant -> its mean loss relative to the reference's, one per table
     for table in tables:
         task = TABLES[table].task if table in TABLES else SAMPLED_DEVELOPMENT[table].task
         metric = "mae" if task == "regression" else "log_loss"
@@ -123,10 +125,28 @@ def summarize(paths: list[str], reference: str) -> None:
             else:
                 versus = "–"
             sources = Counter(rows[f].get("source", "–") for f in folds)
+            if versus != "–":
+                relative[variant].append(loss / np.mean([base[f][metric] for f in folds]) - 1)
             print(f"| {table} | {variant} | {len(folds)} | {metric} {loss:.4g} | {versus} | "
                   f"{np.median([rows[f]['pieces'] for f in folds]):.0f} | "
                   f"{np.median([rows[f]['fit_s'] for f in folds]):.1f} | "
                   f"{', '.join(f'{s} {n}' for s, n in sources.most_common())} |")
+    print()
+    for variant, values in sorted(relative.items()):
+        print(over_tables(variant, reference, values))
+
+
+def over_tables(variant: str, reference: str, relative: list[float]) -> str:
+    """One line: on how many tables ``variant``'s loss is below ``reference``'s, and the median relative
+    difference with its bootstrap 95% interval over tables (tables, not folds, are the units)."""
+    values = np.asarray(relative)
+    line = (f"{variant} against {reference} over {values.size} tables: lower loss on {int((values < 0).sum())}, "
+            f"higher on {int((values > 0).sum())}; median relative difference {np.median(values):+.2%}")
+    if values.size > 1:
+        interval = stats.bootstrap((values,), np.median, confidence_level=0.95, method="percentile",
+                                   random_state=0).confidence_interval
+        line += f" [{interval.low:+.2%}, {interval.high:+.2%}] (bootstrap over tables)"
+    return line
 
 
 def main(argv=None) -> None:

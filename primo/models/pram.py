@@ -166,8 +166,8 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         ``bags_per_fold``-bag model, and the averaged model is the one that was validated, not a refit.
         What the bags share was computed from every row: the bin edges and category vocabularies
         (from X only) and the choice of pair terms (interpret ranks pairs over all bags). Sets
-        ``outer_bags`` to the number of bags. Searches use this to validate and fit at once
-        (``BayesianSearch(cross_fit=True)``, which automatic selection uses).
+        ``outer_bags`` to the number of bags. Searches use this to validate a configuration with one
+        fit (``BayesianSearch(cross_fit=True)``, which automatic selection uses), and refit the one they keep.
 
         Example
         -------

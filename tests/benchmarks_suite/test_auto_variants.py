@@ -1,0 +1,34 @@
+"""auto_variants.py: which tables inform defaults, and its over-tables summary line."""
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def variants():
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(BENCHMARKS))
+        import auto_variants
+    return auto_variants
+
+
+def test_only_development_tables_inform_defaults(variants):
+    roles = {spec.role for spec in variants.SAMPLED_DEVELOPMENT.values()}
+    assert roles == {"development"} and len(variants.SAMPLED_DEVELOPMENT) == variants.sampled_tables.DEVELOPMENT
+    assert set(variants.SUITE_DEVELOPMENT) | set(variants.SAMPLED_DEVELOPMENT) == set(variants.DEVELOPMENT)
+    with pytest.raises(SystemExit):  # a held-out table is refused
+        held_out = next(n for n, s in variants.sampled_tables.draw(1).items() if s.role == "held_out")
+        variants.main(["run", "/dev/null", "x", "{}", "--tables", held_out])
+    table, folds = variants.development_table("french_fries")
+    assert len(folds) == variants.sampled_tables.N_FOLDS and len(table.y) <= variants.sampled_tables.MAX_ROWS
+
+
+def test_over_tables_counts_tables_and_bootstraps_the_median(variants):
+    line = variants.over_tables("new", "old", [-0.10, -0.02, 0.0, 0.01, -0.05])
+    assert line.startswith("new against old over 5 tables: lower loss on 3, higher on 1; median relative "
+                           "difference -2.00% [")
+    low, high = (float(v.rstrip("%")) for v in line.split("[")[1].split("]")[0].split(", "))
+    assert low <= -2.0 <= high
+    assert "bootstrap" not in variants.over_tables("new", "old", [0.03])
