@@ -1,17 +1,12 @@
 """auto_variants.py: which tables inform defaults, and its over-tables summary line."""
-from pathlib import Path
-
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from tests.benchmarks_suite.scripts import import_scripts
 
 
 @pytest.fixture(scope="module")
 def variants():
-    with pytest.MonkeyPatch.context() as patch:
-        patch.syspath_prepend(str(BENCHMARKS))
-        import auto_variants
-    return auto_variants
+    return import_scripts("auto_variants")[0]
 
 
 def test_only_development_tables_inform_defaults(variants):

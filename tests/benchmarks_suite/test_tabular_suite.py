@@ -1,22 +1,18 @@
 """The tabular benchmark suite: every table loads offline as declared, and the script's --quick path runs."""
 import json
 import types
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from tests.benchmarks_suite.scripts import import_scripts
 
 
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory):
     """The benchmark modules, imported from benchmarks/ (scripts, not a package)."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.syspath_prepend(str(BENCHMARKS))
-        import suite_tables
-        import tabular_suite
+    suite_tables, tabular_suite = import_scripts("suite_tables", "tabular_suite")
     return types.SimpleNamespace(tables=suite_tables, script=tabular_suite)
 
 
