@@ -213,7 +213,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
             model = self.searches_[family]._cross_fitted_model(dict(pool.at[finalist, "params"]))
             entry = self._finalist(family, pool.loc[finalist], model, X, y, sample_weight, within=not close.empty,
                                    within_limits=finalist in eligible.index)
-            finalists[family] = (len(report), pool.loc[finalist], finalist in eligible.index)
+            finalists[family] = (len(report), pool.loc[finalist], finalist in eligible.index, model is not None)
             report.append(entry)
             order.append((not entry["satisfies"], not entry["within_noise"], entry["size"], entry["score"], family))
         for family, error in failed.items():
@@ -224,9 +224,10 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
             reasons = "; ".join(f"{r['family']}: {r['reason']}" for r in report)
             raise RequirementsNotMetError(f"no model meets the requirements — {reasons}")
         chosen = winners[0][-1]
-        position, trial, within_limits = finalists[chosen]
-        report[position] = self._refit_chosen(chosen, trial, report[position], X, y, sample_weight,
-                                              within_limits=within_limits)
+        position, trial, within_limits, validated = finalists[chosen]
+        if validated:
+            report[position] = self._refit_chosen(chosen, trial, report[position], X, y, sample_weight,
+                                                  within_limits=within_limits)
         self.selection_report_ = report = pd.DataFrame(report)
         report["selected"] = report["family"] == chosen
         for index in report.index[report["satisfies"] & ~report["selected"]]:
@@ -299,14 +300,13 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         return self._report_row(family, trial, model, timings, within=within, within_limits=within_limits)
 
     def _refit_chosen(self, family, trial, entry: dict, X, y, sample_weight, *, within_limits: bool) -> dict:
-        """The selected family's report row after refitting its validated cross-fitted model on every row.
+        """The selected family's report row after refitting its validated (cross-fitted) model on every row.
 
         Cross-fitted bags saw (k−1)/k of the rows (see :mod:`primo.search.searchers`). The refit can
         differ in size and latency, so it replaces the validated model only when it still meets every
         stated limit, and only when the time budget leaves room for it; otherwise ``entry`` stands.
         """
-        search = self.searches_[family]
-        if search._cross_fitted_model(dict(trial["params"])) is None or not search._refit_fits_budget():
+        if not self.searches_[family]._refit_fits_budget():
             return entry
         validated = self.candidates_[family]
         refit = self._finalist(family, trial, None, X, y, sample_weight, within=entry["within_noise"],
