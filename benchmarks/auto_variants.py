@@ -28,7 +28,6 @@ import warnings
 from collections import Counter, defaultdict
 
 import numpy as np
-from scipy import stats
 
 import sampled_tables
 import tabular_suite as suite
@@ -143,9 +142,8 @@ def over_tables(variant: str, reference: str, relative: list[float]) -> str:
     line = (f"{variant} against {reference} over {values.size} tables: lower loss on {int((values < 0).sum())}, "
             f"higher on {int((values > 0).sum())}; median relative difference {np.median(values):+.2%}")
     if values.size > 1:
-        interval = stats.bootstrap((values,), np.median, confidence_level=0.95, method="percentile",
-                                   random_state=0).confidence_interval
-        line += f" [{interval.low:+.2%}, {interval.high:+.2%}] (bootstrap over tables)"
+        low, high = suite.median_interval(values)
+        line += f" [{low:+.2%}, {high:+.2%}] (bootstrap over tables)"
     return line
 
 

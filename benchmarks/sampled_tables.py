@@ -203,9 +203,7 @@ def population(entries: dict) -> dict:
               "at_least_5x_smaller": sum(t["at_least_5x_smaller"] for t in targets),
               "median_relative_loss": float(np.median(relative)), "median_size_ratio": float(np.median(ratio))}
     if len(targets) >= 3:
-        boot = stats.bootstrap((relative,), np.median, confidence_level=0.95, method="percentile",
-                               n_resamples=10_000, random_state=0)
-        result["median_relative_loss_interval_95"] = [boot.confidence_interval.low, boot.confidence_interval.high]
+        result["median_relative_loss_interval_95"] = list(suite.median_interval(relative))
     return result
 
 

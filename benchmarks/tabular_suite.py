@@ -365,6 +365,13 @@ def paired_interval(differences, n_train: int, n_test: int, level=0.95):
     return float(d.mean()), float(d.mean() - half), float(d.mean() + half)
 
 
+def median_interval(values, level=0.95) -> tuple[float, float]:
+    """Percentile bootstrap interval of the median of ``values`` (one per table: tables are the units)."""
+    boot = stats.bootstrap((np.asarray(values, dtype=float),), np.median, confidence_level=level,
+                           method="percentile", n_resamples=10_000, random_state=0)
+    return float(boot.confidence_interval.low), float(boot.confidence_interval.high)
+
+
 def summarise(task: str, n_rows: int, n_folds: int, contenders: dict) -> dict:
     """Per-contender means and the issue's per-table targets."""
     headline = HEADLINE[task]

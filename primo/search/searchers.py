@@ -364,7 +364,8 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         """
         if self._time_left() == math.inf:
             return True
-        complete = self.trials_[self.trials_["error"].isna() & ~self.trials_["partial"].fillna(False).astype(bool)]
+        complete = self._candidates(self.trials_)
+        complete = complete[complete["error"].isna()]
         seconds = float(complete["fit_time"].max()) if len(complete) else 0.0
         bags = self._full_fidelity().get("outer_bags")
         k, per_fold = self._cross_fit_shape

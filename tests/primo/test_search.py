@@ -493,8 +493,8 @@ def test_refit_time_is_estimated_from_the_slowest_trial_at_the_estimators_bags()
     """A cross-fitted trial boosts k·b bags on (k−1)/k of the rows; the refit, the estimator's bags on every row."""
     search = RandomSearch(PrAMRegressor(outer_bags=8), cross_fit=True, trial_params={"outer_bags": 1},
                           time_budget_s=10)
-    search.trials_ = pd.DataFrame({"fit_time": [1.0, 2.0, 50.0], "error": [None, None, "failed"],
-                                   "partial": [False, False, False]})
+    search.trials_ = pd.DataFrame({"source": ["estimator", "search", "search"], "fit_time": [1.0, 2.0, 50.0],
+                                   "error": [None, None, "failed"], "partial": [False, False, False]})
     search._cross_fit_shape = (5, 1)  # 5 folds, 1 bag each: a refit costs 2 s × 8 / (1 × 4) = 4 s
     search._start_time = time.perf_counter() - 5.5  # 4.5 s left
     assert search._refit_fits_budget()
