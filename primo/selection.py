@@ -289,7 +289,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
                                             None if sample_weight is None else np.asarray(sample_weight))
             for message in warning_texts(caught):
                 search.warnings_[message] = search.warnings_.get(message, 0) + 1
-        model.metadata_["search"] = search.history(chosen_trial=int(trial["trial"]))
+        model.metadata_["search"] = search.history(chosen_trial=int(trial["trial"]), model=model)
         from primo.export import compile_python, encode_categories, model_tables
 
         tables = model_tables(model)

@@ -203,7 +203,7 @@ def fit_best(search: BayesianSearch, X, y, budget: SearchBudget):
     pram = model.named_steps[CP_STEPS[1]] if isinstance(model, Pipeline) else model
     pram.set_params(outer_bags=budget.final_outer_bags)
     model.fit(X, y)
-    pram.metadata_["search"] = search.history()
+    pram.metadata_["search"] = search.history(model=model)
     return model
 
 

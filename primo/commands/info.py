@@ -38,12 +38,12 @@ def run(args) -> int:
 
 
 def _print_search(search) -> None:
-    from primo.report.search_view import rule_sentence, trial_text
+    from primo.report.search_view import kept_text, rule_sentence, trial_text
 
     print(f"search: {search.method}, {len(search.trials)} trials, scoring {search.scoring}, "
           f"λ={search.lam:g}, γ={search.gamma:g}")
     print(f"  rule ({search.rule}): {rule_sentence(search)}")
-    print(f"  kept: {trial_text(search, search.chosen_index)}")
+    print(f"  kept: {kept_text(search)}")
     if search.lowest_index is not None and search.lowest_index != search.chosen_index:
         print(f"  lowest {'loss' if search.lam == 0 else 'S'}: {trial_text(search, search.lowest_index)}")
 

@@ -49,6 +49,10 @@ class SearchHistory:
     the parameters, ``loss``, ``complexity``, ``score``, ``fit_time`` and ``error``; their rule is
     the lowest S (``rule`` is then ``"lowest S"``) and ``reference_loss`` is NaN.
 
+    ``kept_model_params`` are the kept model's parameters that differ from the validated trial's (a
+    cross-fitted search refits on every row with the estimator's own bags: ``{"outer_bags": 8}``);
+    empty when they are the same, and in files saved before 2026-11-28.
+
     ``chosen_index`` is the row label of the trial the model was refit from (None if not found):
     the trial whose parameters equal the model's, preferring the one the search flagged (automatic
     selection may keep another trial of the family than the family's own search would);
@@ -62,6 +66,7 @@ class SearchHistory:
     gamma: float
     reference_loss: float
     best_params: dict
+    kept_model_params: dict
     best_score: float
     trials: pd.DataFrame
     chosen_index: int | None
@@ -270,6 +275,9 @@ def _search(history, model_params: dict) -> SearchHistory | None:
     if not isinstance(history, dict):
         raise ValueError(f'metadata_["search"] must be a dict, got {type(history).__name__}')
     trials = pd.DataFrame(history.get("trials") or [])
+    kept = history.get("kept_model_params") or {}
+    if not isinstance(kept, dict):
+        raise ValueError(f'metadata_["search"]["kept_model_params"] must be a dict, got {type(kept).__name__}')
     best_score = float(history.get("best_score", np.nan))
     chosen = lowest = None
     if not trials.empty and "score" in trials:
@@ -283,7 +291,8 @@ def _search(history, model_params: dict) -> SearchHistory | None:
             searched = trials["source"] == "search" if "source" in trials else own
             flagged = trials.index[searched & np.isclose(scores, best_score)]
         flagged = int(flagged[0]) if len(flagged) else None
-        chosen = _refit_trial(trials[own], flagged, model_params)
+        validated = {**model_params, **{k: v for k, v in (history.get("best_params") or {}).items() if k in kept}}
+        chosen = _refit_trial(trials[own], flagged, validated)
     return SearchHistory(
         method=str(history.get("method", "?")),
         scoring=str(history.get("scoring", "?")),
@@ -292,6 +301,7 @@ def _search(history, model_params: dict) -> SearchHistory | None:
         gamma=float(history.get("gamma", 1.0)),
         reference_loss=float(history["reference_loss"]) if history.get("reference_loss") is not None else np.nan,
         best_params=dict(history.get("best_params") or {}),
+        kept_model_params=dict(kept),
         best_score=best_score,
         trials=trials,
         chosen_index=chosen,

@@ -118,7 +118,7 @@ def search_context(card) -> dict:
         trials = search.trials.drop(columns=[c for c in ("params", "fold_losses") if c in search.trials])
     selection = None if card.selection is None else search_view.selection_table(card.selection)
     return dict(front=front, front_caption=caption, lowest_name=lowest_name, trials_table=trials,
-                kept=None if search is None else search_view.trial_text(search, search.chosen_index),
+                kept=None if search is None else search_view.kept_text(search),
                 rule=None if search is None else "Rule: " + search_view.rule_sentence(search),
                 selection=selection,
                 latency_legend=None if card.selection is None else search_view.latency_legend(card.selection),

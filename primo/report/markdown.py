@@ -144,7 +144,7 @@ def _history(card) -> list[str]:
         out += ["## Hyper-parameter search", "",
                 f"{text(s.method)}, {len(s.trials)} trials, loss {code(s.scoring)}, λ = {fmt(s.lam)}, "
                 f"γ = {fmt(s.gamma)}. Rule: {text(search_view.rule_sentence(s))}", "",
-                f"Kept: {text(search_view.trial_text(s, s.chosen_index))}.", ""]
+                f"Kept: {text(search_view.kept_text(s))}.", ""]
         front = search_view.loss_size_front(card)
         if front is not None:
             on_front = front.points[front.points["pareto"]].sort_values("size")

@@ -115,6 +115,12 @@ def rule_sentence(search) -> str:
     return f"{rule}."
 
 
+def kept_text(search) -> str:
+    """The kept trial on one line (:func:`trial_text`), and where the kept model's parameters differ from it."""
+    differing = ", ".join(f"{k}={fmt(v)}" for k, v in search.kept_model_params.items())
+    return trial_text(search, search.chosen_index) + (f"; the kept model has {differing}" if differing else "")
+
+
 def trial_text(search, index) -> str:
     """One trial of ``search`` (row label ``index``; None: the search's best parameters) on one line:
     number, source, parameters, validation loss ± se, relative loss, size.

@@ -152,6 +152,13 @@ def _params_key(params: dict) -> tuple:
     return tuple(sorted((name, repr(_python_scalar(value))) for name, value in params.items()))
 
 
+def _differing_params(model, params: dict) -> dict:
+    """The model's values of ``params`` that differ from them (none for no model)."""
+    own = model.get_params() if hasattr(model, "get_params") else {}
+    return {name: _python_scalar(own[name]) for name, value in params.items()
+            if name in own and repr(_python_scalar(own[name])) != repr(_python_scalar(value))}
+
+
 def standard_error(values) -> float:
     """Standard error of the mean of ``values`` (NaN for fewer than two)."""
     values = np.asarray(values, dtype=float)
@@ -453,7 +460,7 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
                 model = self._kept_model(self.best_params_, X_all, y_all, weight_all)
             self._warnings.update(warning_texts(caught))
             if hasattr(model, "metadata_"):
-                model.metadata_["search"] = self.history()
+                model.metadata_["search"] = self.history(model=model)
             self.best_estimator_ = model
             self.release_trial_models()  # the kept one is best_estimator_
         self.warnings_ = dict(self._warnings)
@@ -543,11 +550,14 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
             splitter = self.cv
         return list(splitter.split(indices.reshape(-1, 1), y))
 
-    def history(self, chosen_trial: int | None = None) -> dict:
+    def history(self, chosen_trial: int | None = None, model=None) -> dict:
         """The search as plain data (stored in the kept model's ``metadata_['search']``).
 
         ``chosen_trial`` (a ``trial`` number) marks another trial as the kept one: automatic selection
         keeps the trial chosen across families, which may differ from this search's own choice.
+        ``model`` is the kept model: ``kept_model_params`` records where its parameters differ from the
+        validated trial's (a cross-fitted search's refit: ``{"outer_bags": 8}``; its validated average
+        of 5 folds' one-bag models: ``{"outer_bags": 5}``).
         """
         check_is_fitted(self, "trials_")
         chosen = self.best_index_
@@ -564,6 +574,7 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
             "search_rows": int(self.search_rows_),
             "reference_loss": self.reference_loss_,
             "best_params": dict(trials.at[chosen, "params"]),
+            "kept_model_params": _differing_params(model, trials.at[chosen, "params"]),
             "best_score": float(trials.at[chosen, "score"]),
             "chosen_trial": int(trials.at[chosen, "trial"]),
             "lowest_score_trial": int(trials.at[self.optimum_index_, "trial"]),

@@ -470,6 +470,9 @@ def test_cross_fitted_trials_are_refit_at_the_estimators_fidelity(data_dir, monk
     assert kept.outer_bags == 2 and kept.ebm_.bagged_scores_[0].shape[0] == 2  # not the 3 validated bags
     assert {k: kept.get_params()[k] for k in chosen["params"] if k != "outer_bags"} == {
         k: v for k, v in chosen["params"].items() if k != "outer_bags"}
+    # The model file says which bags the kept model has when they are not the validated trial's.
+    validated_bags = chosen["params"].get("outer_bags", 2)
+    assert kept.metadata_["search"]["kept_model_params"] == ({} if validated_bags == 2 else {"outer_bags": 2})
     # Without a refit, every cross-fitted trial (and each step of its simplification path) stays available.
     search = RandomSearch(estimator, **{**options, "refit": False}).fit(X, y)
     fits = []
@@ -484,6 +487,7 @@ def test_cross_fitted_trials_are_refit_at_the_estimators_fidelity(data_dir, monk
     monkeypatch.setattr(RandomSearch, "_refit_fits_budget", lambda self: False)
     kept = RandomSearch(estimator, **options).fit(X, y).best_estimator_
     assert kept.outer_bags == 3 and kept.size_ == chosen["size"]
+    assert kept.metadata_["search"]["kept_model_params"] == {"outer_bags": 3}
     # A search on a sample of the rows refits on every row instead.
     sampled = RandomSearch(estimator, **{**options, "search_sample_size": 0.5, "refit": False}).fit(X, y)
     assert sampled._cross_fitted_model(dict(chosen["params"])) is None

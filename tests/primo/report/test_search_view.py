@@ -1,6 +1,7 @@
 """How a model was chosen, in the reports and in ``primo info``: the loss–size front of its search with
 the kept trial, the rule, and the automatic-selection table. Fast: a pruning-path search (one grown tree
 per fold) and a tiny automatic selection on Clara-MS rows; old model files from reports/."""
+import copy
 import html as html_lib
 import re
 from pathlib import Path
@@ -11,7 +12,7 @@ import primo
 from primo import PrDTRegressor, PrimoRegressor
 from primo.cli import main
 from primo.explain import model_card
-from primo.report import build
+from primo.report import build, search_view
 from primo.search import PruningSearch
 from primo.search.choice import ONE_STANDARD_ERROR_RULE
 
@@ -128,6 +129,14 @@ def test_report_marks_the_trial_the_selected_model_was_refit_from(auto_model):
     family = next(r["family"] for r in auto_model.metadata_["selection"] if r["selected"])
     kept = search.trials.loc[search.chosen_index, "params"]
     assert all(auto_model.get_params()[name] == value for name, value in kept.items()), family
+    # A model refit with other values than its validated trial's (a cross-fitted search's bags) says so.
+    name = next(iter(kept))
+    refit = copy.deepcopy(auto_model)
+    setattr(refit, name, 3 * kept[name] + 1)
+    refit.metadata_["search"]["kept_model_params"] = {name: 3 * kept[name] + 1}
+    search = model_card(refit, measure_latency=False).search
+    assert search.trials.loc[search.chosen_index, "params"] == kept
+    assert search_view.kept_text(search).endswith(f"; the kept model has {name}={search_view.fmt(3 * kept[name] + 1)}")
 
 
 def test_card_prefers_the_trial_whose_parameters_are_the_models(path_search):
