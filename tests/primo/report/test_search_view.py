@@ -130,7 +130,7 @@ def test_report_marks_the_trial_the_selected_model_was_refit_from(auto_model):
     kept = search.trials.loc[search.chosen_index, "params"]
     assert all(auto_model.get_params()[name] == value for name, value in kept.items()), family
     # A model refit with other values than its validated trial's (a cross-fitted search's bags) says so.
-    name = next(iter(kept))
+    name = next(k for k, v in kept.items() if isinstance(v, (int, float)) and not isinstance(v, bool))
     refit = copy.deepcopy(auto_model)
     setattr(refit, name, 3 * kept[name] + 1)
     refit.metadata_["search"]["kept_model_params"] = {name: 3 * kept[name] + 1}
