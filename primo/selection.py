@@ -128,16 +128,15 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         self.progress = progress
 
     # ------------------------------------------------------------------ search
-    def _searches(self, X, y) -> dict:
+    def _searches(self, n_rows: int) -> dict:
         from primo.search import BayesianSearch, PruningSearch
-        from primo.search.spaces import pram_starts
 
         unknown = set(self.families) - set(self._families)
         if unknown or not self.families:
             raise ValueError(f"families must be a non-empty subset of {sorted(self._families)}, got {self.families}")
         cv = self.cv
         if cv == "auto":
-            cv = 5 if len(y) <= AUTO_CV_MAX_ROWS else None
+            cv = 5 if n_rows <= AUTO_CV_MAX_ROWS else None
         # One seed for every family, so that all are validated on the same rows and compared paired.
         seed = self.random_state if self.random_state is not None else check_random_state(None).randint(2**31 - 1)
         common = dict(scoring=self.scoring, tolerance=self.tolerance, lam=self.lam, gamma=self.gamma, cv=cv,
@@ -155,8 +154,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
                 cheaper = {k: v for k, v in PRAM_TRIAL_PARAMS.items() if v < estimator.get_params()[k]}
                 # Its time budget is what is left when it starts (set in fit, after PrDT's search).
                 searches[family] = BayesianSearch(estimator, n_trials=self.n_trials, race_folds=RACE_FOLDS,
-                                                  cross_fit=CROSS_FIT_BAGS, trial_params=cheaper or None,
-                                                  starts=pram_starts(estimator, X, y), **common)
+                                                  cross_fit=CROSS_FIT_BAGS, trial_params=cheaper or None, **common)
         return searches
 
     def _time_left(self) -> float:
@@ -174,7 +172,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         self._start = time.perf_counter()
         self.searches_, self.candidates_ = {}, {}
         pools, failed, refusals = [], {}, []
-        for family, search in self._searches(X, y).items():
+        for family, search in self._searches(len(y)).items():
             if family == "pram" and self.time_budget_s is not None:
                 search.set_params(time_budget_s=max(1e-3, self._time_left()))
             try:

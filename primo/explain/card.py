@@ -38,8 +38,8 @@ class SearchHistory:
     """A hyper-parameter search as stored in ``metadata_["search"]`` by a search's ``history()``.
 
     ``trials`` has one row per trial: ``trial`` (its number), ``source`` (``"estimator"``: the
-    estimator as given, ``"start"``: a configuration scored beside it, ``"search"``, ``"path"``: a
-    subtree of the PrDT pruning path, ``"refine"``, ``"prior"``: an earlier search's), the parameters (one column each, and all in ``params``),
+    estimator as given, ``"search"``, ``"path"``: a subtree of the PrDT pruning path, ``"refine"``,
+    ``"prior"``: an earlier search's), the parameters (one column each, and all in ``params``),
     ``loss`` (validation loss, mean over folds), ``loss_se`` (its standard error), ``fold_losses``,
     ``reference_loss`` (the trivial predictor's loss), ``relative_loss`` (loss ÷ reference_loss: 1.0
     is no better than knowing nothing), ``complexity`` (the paper's C), ``size`` (readable: leaves

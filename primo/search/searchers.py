@@ -16,10 +16,7 @@ knowing nothing about X), the paper's complexity C (``complexity``), the readabl
 and whether it is on the loss–size Pareto front (``pareto``) and the one kept (``chosen``).
 
 By default the first trial is the estimator as it was given (``evaluate_estimator=True``), so a
-search never keeps something that validates worse than its starting point beyond noise. ``starts``
-(a list of parameter changes, e.g. ``[{"interactions": 40}]``) adds configurations of the estimator
-scored the same way, on every fold before any searched one: points the space need not contain (the
-optimizer learns only from those inside it); they count toward ``n_trials``. The last
+search never keeps something that validates worse than its starting point beyond noise. The last
 trials of the budget (up to 4, a fifth at most) try smaller variants of the best trial along the
 parameters the estimator names in ``_shrink_toward`` (PrAM: fewer pair terms, fewer bins): an
 optimizer of the loss alone rarely visits the small end of the space, and the rule can keep a small
@@ -313,7 +310,6 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         cv=None,
         validation_fraction=0.25,
         evaluate_estimator=True,
-        starts=None,
         trial_params=None,
         n_refine=0,
         prior=None,
@@ -337,7 +333,6 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         self.cv = cv
         self.validation_fraction = validation_fraction
         self.evaluate_estimator = evaluate_estimator
-        self.starts = starts
         self.trial_params = trial_params
         self.n_refine = n_refine
         self.prior = prior
@@ -648,25 +643,17 @@ class _SequentialSearch(_BaseSearch):
         # One managed Parallel for the whole search: the backend's workers (a Ray actor pool, loky
         # processes) are started once, not once per batch.
         with self._progress_bar(n_trials) as bar, joblib.Parallel(n_jobs=self.n_jobs) as parallel:
-            # The estimator as given, then the starts: scored on every fold, one at a time in this process,
-            # where the estimator's own parallelism (PrAM's bags) has every core; in a worker it had one,
-            # and the default PrAM's trial took 2-3x as long.
-            given = {n: _python_scalar(self.estimator.get_params().get(n)) for n in names}
-            fixed_trials = [("estimator", {})] if self.evaluate_estimator else []
-            fixed_trials += [("start", start) for start in self._checked_starts(n_trials - len(fixed_trials))]
-            if fixed_trials:
-                results = [_evaluate_trial(self.estimator, change, X, y, sample_weight, splits, loss, cross)
-                           for _, change in fixed_trials]
-                for (source, change), result in zip(fixed_trials, results):
-                    done += 1
-                    params = {**given, **{n: _python_scalar(v) for n, v in change.items()}}
-                    rows.append(self._row(done, source, params, result, penalty))
-                    point = [params[n] for n in names]
-                    if not result["error"] and all(_inside(v, d) for v, d in zip(point, dimensions)):
-                        self._observe([point], [rows[-1]["score"]])
-                        worst = rows[-1]["score"] if worst is None else max(worst, rows[-1]["score"])
-                slowest = max(r["fit_time"] for r in results)
-                bar.update(len(fixed_trials))
+            if self.evaluate_estimator:
+                given = {n: _python_scalar(self.estimator.get_params().get(n)) for n in names}
+                result = _evaluate_trial(self.estimator, {}, X, y, sample_weight, splits, loss, cross)
+                done = 1
+                rows.append(self._row(done, "estimator", given, result, penalty))
+                slowest = result["fit_time"]
+                point = [given[n] for n in names]
+                if not result["error"] and all(_inside(v, d) for v, d in zip(point, dimensions)):
+                    self._observe([point], [rows[-1]["score"]])
+                    worst = rows[-1]["score"] if worst is None else max(worst, rows[-1]["score"])
+                bar.update(1)
             shrink = getattr(self.estimator, "_shrink_toward", {})
             n_shrink = min(SHRINK_TRIALS, n_trials // 5) if any(n in space for n in shrink) else 0
             simplify = getattr(self.estimator, "_post_fit_path", {})
@@ -733,18 +720,6 @@ class _SequentialSearch(_BaseSearch):
         if race < 1:
             raise ValueError(f"race_folds must be a positive number of folds, got {self.race_folds}")
         return race if race < len(splits) else None
-
-    def _checked_starts(self, room: int) -> list[dict]:
-        """``starts`` as a list of parameter changes of the estimator, at most ``room`` of them (the budget)."""
-        starts = list(self.starts or ())
-        own = self.estimator.get_params()
-        for start in starts:
-            if not isinstance(start, dict) or not start:
-                raise ValueError(f"starts must be a list of non-empty dicts of the estimator's parameters, got {start!r}")
-            unknown = sorted(set(start) - set(own))
-            if unknown:
-                raise ValueError(f"starts name parameters {type(self.estimator).__name__} does not have: {unknown}")
-        return starts[:max(0, room)]
 
     def _complete_race(self, rows, raced, rest, X, y, sample_weight, loss, penalty, parallel) -> list[dict]:
         """Score the :data:`RACE_FINALISTS` best partially scored trials on the remaining folds too.

@@ -50,27 +50,6 @@ def pram_space(estimator, X, y, sample_weight=None) -> dict:
     return space
 
 
-#: interpret's EBM defaults fit this many pair terms per feature (regression 5×, classification 3×).
-EBM_PAIRS_PER_FEATURE = {"regression": 5, "classification": 3}
-
-
-def pram_starts(estimator, X, y) -> list[dict]:
-    """The estimator with EBM's default count of pair terms (at most every pair), when that is more than it has.
-
-    On development tables, more pair terms closed most of the default PrAM's gap to EBM's defaults
-    where there was one (more bins or bags did not), so automatic selection scores this configuration
-    beside the default: the choice rule keeps it only when it validates better beyond noise, and the
-    shrink and simplification trials then look for smaller models near it.
-    """
-    shape = np.shape(X)
-    if len(shape) != 2 or _is_multiclass(estimator, y) or not isinstance(estimator.interactions, (int, np.integer)):
-        return []  # a malformed X is the search's to name
-    n_features = shape[1]
-    per_feature = EBM_PAIRS_PER_FEATURE["classification" if hasattr(estimator, "predict_proba") else "regression"]
-    pairs = min(per_feature * n_features, n_features * (n_features - 1) // 2)
-    return [{"interactions": pairs}] if pairs > estimator.interactions else []
-
-
 def _is_multiclass(estimator, y) -> bool:
     # interpret drops pair terms from multiclass explanations, so Primo's multiclass models have none.
     return hasattr(estimator, "predict_proba") and len(np.unique(y)) > 2

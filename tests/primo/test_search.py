@@ -141,43 +141,6 @@ def test_bad_search_arguments():
         BayesianSearch(Ridge()).fit(np.zeros((4, 1)), np.arange(4))
 
 
-def test_starts_are_scored_on_every_fold_outside_the_space_within_the_budget(data_dir):
-    X, y, _, _ = clara_ms(data_dir)
-    search = BayesianSearch(PrAMRegressor(max_rounds=50, outer_bags=1, n_jobs=1), n_trials=4, cv=3, race_folds=2,
-                            starts=[{"interactions": 40}], refit=False, random_state=0, progress=False).fit(X, y)
-    trials = search.trials_
-    start = trials[trials["source"] == "start"]
-    assert list(start["trial"]) == [2] and start["interactions"].iloc[0] == 40
-    assert len(start["fold_losses"].iloc[0]) == 3 and not start["partial"].iloc[0]
-    assert trials["trial"].max() <= 4
-    # beyond the space's 32 pairs, so the optimizer was not told it
-    assert all(point[list(search.space_).index("interactions")] <= 32 for point in search._optimizer.Xi)
-    model = search._refit_model(start["params"].iloc[0], X, y, None)
-    assert model.interactions == 40 and model.n_interactions_ == 40
-
-
-@pytest.mark.parametrize("starts, named", [([{"nope": 1}], "does not have"), ([3], "list of non-empty dicts"),
-                                           ([{}], "list of non-empty dicts")])
-def test_a_bad_start_is_named(starts, named):
-    X, y = np.random.default_rng(0).normal(size=(40, 3)), np.arange(40.0)
-    with pytest.raises(ValueError, match=named):
-        BayesianSearch(PrAMRegressor(max_rounds=5, outer_bags=1, n_jobs=1), n_trials=2, starts=starts,
-                       progress=False).fit(X, y)
-
-
-def test_pram_starts_at_ebms_pair_count_when_it_is_more_than_the_estimators():
-    from primo.search.spaces import pram_starts
-
-    X = np.zeros((30, 12))
-    binary, three = np.arange(30) % 2, np.arange(30) % 3
-    assert pram_starts(PrAMRegressor(), X, np.arange(30.0)) == [{"interactions": 60}]
-    assert pram_starts(PrAMClassifier(), X, binary) == [{"interactions": 36}]
-    assert pram_starts(PrAMClassifier(), X, three) == []  # multiclass PrAMs have no pairs
-    assert pram_starts(PrAMRegressor(), X[:, :5], np.arange(30.0)) == []  # 10 pairs in all: the default has them
-    assert pram_starts(PrAMRegressor(), X[:, :6], np.arange(30.0)) == [{"interactions": 15}]  # every pair
-    assert pram_starts(PrAMRegressor(interactions=80), X, np.arange(30.0)) == []
-
-
 def test_a_budget_below_the_initial_points_is_warned_about(data_dir):
     X, y, _, _ = clara_ms(data_dir)
     with pytest.warns(UserWarning, match="no Bayesian step"):
