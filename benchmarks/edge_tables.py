@@ -135,7 +135,7 @@ def run_table(name: str, X, y, task: str, expected: str, names) -> list[dict]:
                 problems = ["fitted, but this table must be refused"]
             else:
                 model = getattr(fitted, "best_estimator_", fitted)
-                problems = export_problems(model, X.iloc[cut:], y.iloc[cut:], Path(directory), relative=1e-12)
+                problems = export_problems(model, X.iloc[cut:], y.iloc[cut:], Path(directory))
                 failed = sum(int(s.trials_["error"].notna().sum()) for s in getattr(fitted, "searches_", {}).values())
                 if failed and expected == "fits":  # a family that refuses the table fails its trials
                     problems.append(f"{failed} search trials failed")

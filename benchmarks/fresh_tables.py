@@ -42,9 +42,8 @@ import pandas as pd
 import primo
 from primo import PrAMClassifier, PrAMRegressor, PrDTClassifier, PrDTRegressor, PrimoClassifier, PrimoRegressor
 from primo.errors import InputError
-from primo.export import compile_python, encode_categories, model_tables, to_c, to_js, to_lua, to_onnx
-from primo.export.tables import TreeTables
-from tests.primo.export.runners import c_outputs, js_outputs, lua_outputs, onnx_outputs
+from primo.export import FORMATS, compile_python, encode_categories, export_model, model_tables
+from primo.export.runtimes import differing_rows, verify_export
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from tabular_suite import score  # noqa: E402  (the suite's metrics: MAE, or log loss over every class)
@@ -99,49 +98,33 @@ def load(name: str):
     return frame.drop(columns=[target, *drop]), frame[target], task
 
 
-def export_problems(model, X_test, y_test, directory: Path, relative: float = 0.0) -> list[str]:
-    """Which paths do not reproduce ``model.predict`` on the held-out rows (or raise); ``relative`` adds a
-    relative tolerance to each path's absolute one."""
+def export_problems(model, X_test, y_test, directory: Path) -> list[str]:
+    """Which paths do not reproduce ``model.predict`` on the held-out rows (or raise): the model file, the
+    compiled Python predictor, and every export format run as a file in its runtime (:func:`verify_export`)."""
     expected = np.asarray(model.predict(X_test))
-    tables = model_tables(model)
-    rows = encode_categories(tables, X_test)
-    classifier = tables.is_classifier
-
-    def differs(got, tolerance=1e-9) -> bool:
-        got = np.asarray(got)
-        if classifier:
-            return [str(g).lower() for g in got] != [str(e).lower() for e in expected]  # Lua prints true/false
-        return not np.allclose(got.astype(float), expected.astype(float), rtol=relative, atol=tolerance, equal_nan=True)
-
-    def c_predictions():
-        out = c_outputs(to_c(model, name="m"), tables, rows, directory, name="m")
-        if isinstance(tables, TreeTables):
-            return tables.classes[out[:, 1].astype(int)] if classifier else out[:, 1]
-        return tables.classes[out[:, -1].astype(int)] if classifier else out[:, 1]
+    rows = encode_categories(model_tables(model), X_test)
 
     def reloaded():
         model.save(directory / "m.primo")
         return primo.load(directory / "m.primo").predict(X_test)
 
-    def onnx():
-        out = onnx_outputs(to_onnx(model), rows)
-        return out["label"] if classifier else out["prediction"]
-
-    paths = {
-        "model file": (reloaded, 1e-9),
-        "compiled python": (lambda: [compile_python(model)(list(row)) for row in rows], 1e-9),
-        "onnx": (onnx, 1e-9),
-        "lua": (lambda: [o[0] for o in lua_outputs(to_lua(model), rows.tolist(), directory)], 1e-6),
-        "js": (lambda: list(js_outputs(to_js(model), rows, directory)["predict"]), 1e-9),
-        "c": (c_predictions, 1e-9),
-    }
     problems = []
-    for name, (predictions, tolerance) in paths.items():
+    for name, predictions in {"model file": reloaded,
+                              "compiled python": lambda: [compile_python(model)(list(row)) for row in rows]}.items():
         try:
-            if differs(predictions(), tolerance):
-                problems.append(f"{name} differs")
+            wrong, _ = differing_rows(predictions(), expected, classifier=model_tables(model).is_classifier)
+            if wrong.size:
+                problems.append(f"{name} differs on {wrong.size} of {len(expected)} rows")
         except Exception as error:  # a benchmark reports every failure, whatever its type
             problems.append(f"{name} raised {type(error).__name__}: {error}")
+    for fmt in FORMATS:
+        try:
+            path = export_model(model, fmt, directory / f"m.{fmt}", **({"name": "m"} if fmt in ("c", "onnx") else {}))
+            check = verify_export(model, fmt, path, X_test, name="m")
+            if not check.ok:
+                problems.append(f"{fmt} differs: {check.summary()}")
+        except Exception as error:  # a benchmark reports every failure, whatever its type
+            problems.append(f"{fmt} raised {type(error).__name__}: {error}")
     try:
         primo.report.build(model, X_test, y_test, local_rows=3).save(directory / "report.html")
     except Exception as error:

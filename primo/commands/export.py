@@ -2,7 +2,9 @@
 
 The format comes from ``--format`` or, when omitted, from the suffix of ``--out``
 (.onnx, .h/.c, .js/.mjs, .lua, .json). With ``--integer --check-data TABLE`` the C header states how many
-predictions on that table differ from the float model.
+predictions on that table differ from the float model. With ``--verify TABLE`` the written file is run where
+it will run (gcc, node, lua5.1, onnxruntime; JSON is read back) on that table's rows and every prediction is
+compared with the model's: exit status 1 when any differs, 2 when the runtime is missing.
 """
 from __future__ import annotations
 
@@ -25,6 +27,9 @@ def register(subparsers) -> None:
     parser.add_argument("--score-scale", type=int, default=None, help="integer mode: fixed-point scale of scores")
     parser.add_argument("--check-data", default=None,
                         help="integer mode: CSV/Parquet table with the model's features to count mismatches on")
+    parser.add_argument("--verify", default=None, metavar="TABLE",
+                        help="run the written file in its runtime on this CSV/Parquet table and compare every "
+                             "prediction with the model's (float exports)")
     parser.set_defaults(func=run)
 
 
@@ -42,6 +47,8 @@ def run(args) -> int:
         raise ValueError("--integer, --scale, --score-scale and --check-data apply to --format c only")
     if integer_options and not args.integer:
         raise ValueError("--scale, --score-scale and --check-data need --integer")
+    if args.verify is not None and args.integer:
+        raise ValueError("--verify runs float exports; integer mode counts its mismatches with --check-data")
     model = primo.load(args.model)
     options = {}
     if fmt in ("c", "onnx"):
@@ -63,7 +70,25 @@ def run(args) -> int:
                            **({"score_scale": args.score_scale} if args.score_scale is not None else {}))
         report = integer.compare(encode_categories(tables, options["check_data"]))
         print(f"integer mode, scales {report.feature_scales}: {report.summary()}")
+    if args.verify is not None:
+        return _verify(model, fmt, path, args.verify, options.get("name"))
     return 0
+
+
+def _verify(model, fmt: str, path: Path, table: str, name: str | None) -> int:
+    import sys
+
+    from primo.export.runtimes import ExportRuntimeError, verify_export
+    from primo.tabular import model_inputs, read_table
+
+    X = model_inputs(model, read_table(table))
+    try:
+        check = verify_export(model, fmt, path, X, name=name)
+    except ExportRuntimeError as error:
+        print(f"primo export: cannot verify {path.name}: {error}", file=sys.stderr)
+        return 2
+    print(f"verified {path.name} with {check.runtime} on {len(X)} rows of {table}: {check.summary()}")
+    return 0 if check.ok else 1
 
 
 def _parse_scale(text: str):

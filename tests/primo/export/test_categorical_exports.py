@@ -16,7 +16,7 @@ from primo import PrAMClassifier, PrAMRegressor, PrDTClassifier, PrDTRegressor
 from primo.export import compile_python, encode_categories, model_tables, to_c, to_js, to_json, to_lua, to_onnx
 from primo.export.tables import TreeTables
 from primo.io import model_from_document
-from tests.primo.export.runners import _JS_RUNNER, c_outputs, js_outputs, lua_outputs, onnx_outputs
+from primo.export.runtimes import JS_RUNNER, c_outputs, js_outputs, lua_outputs, onnx_outputs
 from tests.primo.tables_any import housing, housing_with_unseen
 
 TOLERANCE = 1e-9
@@ -115,7 +115,7 @@ def test_javascript_takes_codes_or_strings(case, tmp_path, check_rows):
     plain = [[None if (isinstance(v, float) and np.isnan(v)) or v is pd.NA else (v.item() if hasattr(v, "item") else v)
               for v in row] for row in check_rows.astype(object).itertuples(index=False)]
     (tmp_path / "rows_text.json").write_text(json.dumps(plain))
-    (tmp_path / "runner.mjs").write_text(_JS_RUNNER)
+    (tmp_path / "runner.mjs").write_text(JS_RUNNER)
     result = subprocess.run(["node", str(tmp_path / "runner.mjs"), str(tmp_path / "model.mjs"),
                              str(tmp_path / "rows_text.json")], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr

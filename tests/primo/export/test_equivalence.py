@@ -11,7 +11,8 @@ from primo.export import compile_python, encode_categories, model_tables, to_c, 
 from primo.export.quantize import quantize
 from primo.export.tables import TreeTables
 from tests.primo.export.conftest import N_CHECK
-from tests.primo.export.runners import c_outputs, decoded_frame, edge_rows, js_outputs, onnx_outputs
+from primo.export.runtimes import c_outputs, js_outputs, onnx_outputs
+from tests.primo.export.runners import decoded_frame, edge_rows
 
 KINDS = ["prdt_binary", "prdt_multiclass", "prdt_regressor", "pram_binary", "pram_multiclass", "pram_regressor"]
 TOLERANCE = 1e-6

@@ -11,7 +11,7 @@ import primo
 from primo.cli import main
 from primo.export import export_all, export_model, to_c, to_js, to_json, to_onnx
 from primo.io import model_from_document
-from tests.primo.export.runners import GCC
+from primo.export.runtimes import GCC
 
 
 def _walk_json_tree(document: dict, X: np.ndarray) -> np.ndarray:

@@ -18,7 +18,7 @@ from primo import PrAMClassifier, PrAMRegressor, PrDTClassifier, PrDTRegressor
 from primo.export import encode_categories, model_tables, to_c, to_js, to_json, to_onnx
 from primo.export.codegen import comment_quoted, comment_safe, json_literal
 from primo.export.tables import TreeTables
-from tests.primo.export.runners import GCC, c_outputs, js_outputs, onnx_outputs
+from primo.export.runtimes import GCC, c_outputs, js_outputs, onnx_outputs
 
 INJECTION = "x\u2028globalThis.__pwned = 1; //"
 FEATURE_NAMES = [

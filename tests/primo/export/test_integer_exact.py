@@ -16,7 +16,7 @@ from sklearn.datasets import load_breast_cancer
 import primo
 from primo.export import model_tables, quantize, to_c
 from primo.export.quantize import NOT_EXACT
-from tests.primo.export.runners import c_outputs
+from primo.export.runtimes import c_outputs
 
 
 def _fit(model, X, y):

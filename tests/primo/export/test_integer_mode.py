@@ -5,7 +5,7 @@ import pytest
 from primo.export import encode_categories, model_tables, quantize, to_c
 from primo.export.tables import INT_MISSING
 from tests.primo.export.conftest import NUMERIC
-from tests.primo.export.runners import c_outputs
+from primo.export.runtimes import c_outputs
 
 GAP = NUMERIC.index("gap_ms")
 

@@ -11,7 +11,8 @@ import pytest
 
 from primo.export import export_model, model_tables, to_lua
 from primo.export.tables import TreeTables, encode_categories
-from tests.primo.export.runners import decoded_frame, edge_rows, lua_outputs
+from primo.export.runtimes import lua_outputs
+from tests.primo.export.runners import decoded_frame, edge_rows
 
 LUA = shutil.which("lua5.1")
 pytestmark = pytest.mark.skipif(LUA is None, reason="the lua5.1 interpreter is not installed "

@@ -17,7 +17,7 @@ import primo
 from primo.export import compile_python, encode_categories, model_tables, to_c, to_js, to_lua, to_onnx
 from primo.export.quantize import quantize
 from primo.export.tables import Binning, fold_main_terms, share_binnings
-from tests.primo.export.runners import c_outputs, js_outputs, onnx_outputs
+from primo.export.runtimes import c_outputs, js_outputs, onnx_outputs
 from tests.primo.tables_any import housing
 
 TOLERANCE = 1e-9
