@@ -246,7 +246,11 @@ def exported_predictions(model, format: str, path, X, *, name: str | None = None
 
 def verify_export(model, format: str, path, X, *, name: str | None = None) -> Verification:
     """Run the exported file at ``path`` in its runtime on ``X`` and compare with ``model.predict(X)``
-    (row by row, as :func:`differing_rows` does, within the format's :data:`TOLERANCE`)."""
+    (row by row, as :func:`differing_rows` does, within the format's :data:`TOLERANCE`).
+
+    The file is executed (compiled and run, or imported): verify files Primo wrote, not files of
+    unknown origin; a model file of unknown origin is safe to load, an export of it is code.
+    """
     expected = np.asarray(model.predict(X))
     got = np.asarray(exported_predictions(model, format, path, X, name=name))
     if len(got) != len(expected):
