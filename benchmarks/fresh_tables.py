@@ -102,7 +102,8 @@ def export_problems(model, X_test, y_test, directory: Path) -> list[str]:
     """Which paths do not reproduce ``model.predict`` on the held-out rows (or raise): the model file, the
     compiled Python predictor, and every export format run as a file in its runtime (:func:`verify_export`)."""
     expected = np.asarray(model.predict(X_test))
-    rows = encode_categories(model_tables(model), X_test)
+    tables = model_tables(model)
+    rows = encode_categories(tables, X_test)
 
     def reloaded():
         model.save(directory / "m.primo")
@@ -112,7 +113,7 @@ def export_problems(model, X_test, y_test, directory: Path) -> list[str]:
     for name, predictions in {"model file": reloaded,
                               "compiled python": lambda: [compile_python(model)(list(row)) for row in rows]}.items():
         try:
-            wrong, _ = differing_rows(predictions(), expected, classifier=model_tables(model).is_classifier)
+            wrong, _ = differing_rows(predictions(), expected, classifier=tables.is_classifier)
             if wrong.size:
                 problems.append(f"{name} differs on {wrong.size} of {len(expected)} rows")
         except Exception as error:  # a benchmark reports every failure, whatever its type

@@ -215,13 +215,9 @@ class Verification:
                 f"first at row {self.first_differing_row}")
 
 
-def exported_predictions(model, format: str, path, X, *, name: str | None = None) -> np.ndarray:
-    """The predictions of the exported file at ``path`` on the rows of ``X``, computed in its runtime.
-
-    ``name`` is the C prefix the file was written with (default: the file's stem).
-    """
-    path = Path(path)
-    tables = model_tables(model)
+def _exported_predictions(tables, format: str, path: Path, X, name: str | None) -> np.ndarray:
+    """The predictions of the exported file at ``path`` (of a model with these tables) on the rows of ``X``,
+    computed in its runtime; ``name`` is the C prefix it was written with (default: the file's stem)."""
     rows = encode_categories(tables, X)
     if format == "json":
         from primo.io import model_from_document
@@ -251,12 +247,12 @@ def verify_export(model, format: str, path, X, *, name: str | None = None) -> Ve
     The file is executed (compiled and run, or imported): verify files Primo wrote, not files of
     unknown origin; a model file of unknown origin is safe to load, an export of it is code.
     """
+    tables = model_tables(model)
     expected = np.asarray(model.predict(X))
-    got = np.asarray(exported_predictions(model, format, path, X, name=name))
+    got = np.asarray(_exported_predictions(tables, format, Path(path), X, name))
     if len(got) != len(expected):
         raise ExportRuntimeError(f"the {format} export returned {len(got)} predictions for {len(expected)} rows")
-    wrong, largest = differing_rows(got, expected, classifier=model_tables(model).is_classifier,
-                                    tolerance=TOLERANCE[format])
+    wrong, largest = differing_rows(got, expected, classifier=tables.is_classifier, tolerance=TOLERANCE[format])
     return Verification(format, RUNTIMES[format], len(expected), int(wrong.size), largest,
                         int(wrong[0]) if wrong.size else None)
 

@@ -4,8 +4,6 @@ import pandas as pd
 
 from primo.export.tables import AdditiveTables, TreeTables
 
-# --------------------------------------------------------------------------- edge cases
-
 
 def edge_rows(tables, base: np.ndarray) -> np.ndarray:
     """Rows probing every split: values at, just below and just above each threshold or bin edge
