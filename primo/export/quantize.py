@@ -109,6 +109,12 @@ class _IntegerModel:
             return f"{scale}: exact for multiples of 1/{scale}"
         return f"{scale}: NOT exact (no power of two holds every bin edge below 2^{MAX_BINARY_EXPONENT})"
 
+    @property
+    def prediction_tolerance(self) -> float:
+        """How far a regression prediction may move by fixed-point rounding of the score tables alone."""
+        # Each fixed-point table entry is off by at most half a unit; 1e-9 absorbs float noise.
+        return 0.5 * self._n_score_tables / self.score_scale + 1e-9
+
     def scale_inputs(self, X) -> np.ndarray:
         """Integer rows as the caller must build them: ``round(x · scale)``, missing → ``INT64_MIN``."""
         X = np.asarray(X, dtype=np.float64)
@@ -131,6 +137,8 @@ class IntegerTree(_IntegerModel):
     thresholds: np.ndarray
     leaf_values: np.ndarray | None  # fixed-point, regressors only
 
+    _n_score_tables = 1  # the leaf values
+
     def apply(self, X_int) -> np.ndarray:
         """Leaf number of each integer row."""
         return self.tables.apply(np.asarray(X_int, dtype=np.int64), threshold=self.thresholds)
@@ -146,7 +154,7 @@ class IntegerTree(_IntegerModel):
             max_error = None
         else:
             error = np.abs(self.leaf_values[int_leaf] / self.score_scale - self.tables.leaf_values[float_leaf, 0])
-            n_predictions = int(np.sum(error > _rounding_bound(1, self.score_scale)))
+            n_predictions = int(np.sum(error > self.prediction_tolerance))
             max_error = float(error.max(initial=0.0))
         return QuantizationReport(
             n_rows=len(X),
@@ -169,6 +177,10 @@ class IntegerAdditive(_IntegerModel):
     binnings: list[Binning]
     scores: list[np.ndarray]
     intercept: np.ndarray
+
+    @property
+    def _n_score_tables(self) -> int:
+        return len(self.scores) + 1  # the terms and the intercept
 
     def decision_function(self, X_int) -> np.ndarray:
         """Fixed-point scores (n_rows, n_scores) of integer rows."""
@@ -194,7 +206,7 @@ class IntegerAdditive(_IntegerModel):
         if self.tables.is_classifier:
             n_predictions = int(np.sum(class_index(float_scores) != class_index(int_scores)))
         else:
-            n_predictions = int(np.sum(error > _rounding_bound(len(self.scores) + 1, self.score_scale)))
+            n_predictions = int(np.sum(error > self.prediction_tolerance))
         return QuantizationReport(
             n_rows=len(X),
             n_different_paths=int(paths.sum()),
@@ -203,11 +215,6 @@ class IntegerAdditive(_IntegerModel):
             feature_scales=[int(s) for s in self.feature_scales],
             score_scale=int(self.score_scale),
         )
-
-
-def _rounding_bound(n_tables: int, score_scale: int) -> float:
-    # Each fixed-point table entry is off by at most half a unit; 1e-9 absorbs float noise.
-    return 0.5 * n_tables / score_scale + 1e-9
 
 
 def quantize(tables: TreeTables | AdditiveTables, *, feature_scales="auto",

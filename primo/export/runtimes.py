@@ -7,6 +7,9 @@ model says. The runners are small harnesses written here because no library runs
 these runtimes: a C driver that streams float64 rows through stdin (compiled with warnings as errors),
 an ES module runner for node, a Lua runner that prints exact (``%.17g``) values, and onnxruntime.
 
+``primo export --integer --verify TABLE`` runs an integer-mode C header the same way, on the rows
+scaled as its header says.
+
 Each runner raises :class:`ExportRuntimeError` naming the tool when it is missing or the code does not
 compile or run.
 
@@ -215,9 +218,10 @@ class Verification:
                 f"first at row {self.first_differing_row}")
 
 
-def _exported_predictions(tables, format: str, path: Path, X, name: str | None) -> np.ndarray:
+def _exported_predictions(tables, format: str, path: Path, X, name: str | None, integer) -> np.ndarray:
     """The predictions of the exported file at ``path`` (of a model with these tables) on the rows of ``X``,
-    computed in its runtime; ``name`` is the C prefix it was written with (default: the file's stem)."""
+    computed in its runtime; ``name`` is the C prefix it was written with (default: the file's stem),
+    ``integer`` the quantized model of an integer-mode C header."""
     rows = encode_categories(tables, X)
     if format == "json":
         from primo.io import model_from_document
@@ -228,10 +232,17 @@ def _exported_predictions(tables, format: str, path: Path, X, name: str | None) 
         return out["label"] if tables.is_classifier else out["prediction"]
     with tempfile.TemporaryDirectory(prefix="primo-verify-") as directory:
         if format == "c":
-            out = c_outputs(path.read_text(), tables, rows, directory, name=identifier(name or path.stem))
+            prefix = identifier(name or path.stem)
+            header = path.read_text()
+            if integer is not None:
+                _check_integer_header(header, prefix, integer.score_scale)
+                rows = integer.scale_inputs(rows)  # as the header tells a caller to
+            out = c_outputs(header, tables, rows, directory, name=prefix, integer=integer is not None)
             column = 1 if isinstance(tables, TreeTables) or not tables.is_classifier else -1
             values = out[:, column]
-            return tables.classes[values.astype(int)] if tables.is_classifier else values
+            if tables.is_classifier:
+                return tables.classes[values.astype(int)]
+            return values if integer is None else values / integer.score_scale
         if format == "js":
             return js_outputs(path.read_text(), rows, directory)["predict"]
         if format == "lua":
@@ -240,19 +251,38 @@ def _exported_predictions(tables, format: str, path: Path, X, name: str | None) 
     raise ValueError(f"cannot verify format {format!r}; choose one of {', '.join(RUNTIMES)}")
 
 
-def verify_export(model, format: str, path, X, *, name: str | None = None) -> Verification:
+def _check_integer_header(header: str, prefix: str, score_scale: int) -> None:
+    """Refuse to read a header's outputs with another fixed-point scale than it was written with."""
+    written = re.search(rf"^#define {prefix.upper()}_SCORE_SCALE (\d+)$", header, flags=re.MULTILINE)
+    if written is None:
+        raise ExportRuntimeError(f"the header defines no {prefix.upper()}_SCORE_SCALE: it is not an integer-mode "
+                                 f"export named {prefix!r}")
+    if int(written.group(1)) != score_scale:
+        raise ExportRuntimeError(f"the header's score scale is {written.group(1)}, not {score_scale}: pass the "
+                                 "scales it was written with")
+
+
+def verify_export(model, format: str, path, X, *, name: str | None = None, integer=None) -> Verification:
     """Run the exported file at ``path`` in its runtime on ``X`` and compare with ``model.predict(X)``
     (row by row, as :func:`differing_rows` does, within the format's :data:`TOLERANCE`).
+
+    For an integer-mode C header, ``integer`` is the :func:`~primo.export.quantize` model it was written
+    with (the same ``feature_scales`` and ``score_scale``): the rows are scaled as its header tells a
+    caller to, and a regression prediction may differ by the fixed-point rounding of its score tables
+    (``integer.prediction_tolerance``) -- any other difference is a row the integer model gets wrong.
 
     The file is executed (compiled and run, or imported): verify files Primo wrote, not files of
     unknown origin; a model file of unknown origin is safe to load, an export of it is code.
     """
+    if integer is not None and format != "c":
+        raise ValueError(f"integer mode is C only, not {format!r}")
     tables = model_tables(model)
     expected = np.asarray(model.predict(X))
-    got = np.asarray(_exported_predictions(tables, format, Path(path), X, name))
+    got = np.asarray(_exported_predictions(tables, format, Path(path), X, name, integer))
     if len(got) != len(expected):
         raise ExportRuntimeError(f"the {format} export returned {len(got)} predictions for {len(expected)} rows")
-    wrong, largest = differing_rows(got, expected, classifier=tables.is_classifier, tolerance=TOLERANCE[format])
+    tolerance = TOLERANCE[format] if integer is None else integer.prediction_tolerance
+    wrong, largest = differing_rows(got, expected, classifier=tables.is_classifier, tolerance=tolerance)
     return Verification(format, RUNTIMES[format], len(expected), int(wrong.size), largest,
                         int(wrong[0]) if wrong.size else None)
 

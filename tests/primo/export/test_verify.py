@@ -7,8 +7,8 @@ import pytest
 import primo
 from primo import PrAMRegressor, PrDTClassifier
 from primo.cli import main
-from primo.export import export_model
-from primo.export.runtimes import differing_rows, verify_export
+from primo.export import export_model, model_tables, quantize
+from primo.export.runtimes import ExportRuntimeError, differing_rows, verify_export
 from tests.primo.helpers import clara_ms
 from tests.primo.tables_any import housing, housing_with_unseen
 
@@ -63,10 +63,35 @@ def test_a_missing_runtime_is_named_and_the_export_kept(clara_model, monkeypatch
     assert "node is not installed" in capsys.readouterr().err and out.exists()
 
 
-def test_verify_is_for_float_exports(clara_model, capsys):
-    assert main(["export", str(clara_model / "clara.primo"), "--out", str(clara_model / "i.h"), "--integer",
-                 "--verify", str(clara_model / "test.csv")]) == 2
-    assert "--check-data" in capsys.readouterr().err
+def test_integer_c_is_verified_on_real_rows_scaled_as_its_header_says(clara_model, capsys):
+    arguments = ["export", str(clara_model / "clara.primo"), "--out", str(clara_model / "i.h"), "--integer",
+                 "--verify", str(clara_model / "test.csv")]
+    assert main(arguments) == 0
+    assert re.search(r"verified i\.h with gcc on \d+ rows .*: all \d+ predictions equal", capsys.readouterr().out)
+    # Clara's features are fractions: scale 1 rounds them to 0 or 1, and the verification says so.
+    assert main(arguments + ["--scale", "1"]) == 1
+    assert re.search(r"\d+ of \d+ predictions differ from the model's", capsys.readouterr().out)
+
+
+def test_integer_c_verifies_categories_missing_and_unseen_values_and_catches_tampering(tmp_path):
+    X, price = housing(n=300)
+    rows = housing_with_unseen(n=120)
+    for model in (PrDTClassifier(max_depth=6, random_state=0).fit(X, price > price.median()),
+                  PrAMRegressor(max_rounds=60, outer_bags=1, n_jobs=1, random_state=0).fit(X, price)):
+        integer = quantize(model_tables(model))
+        path = export_model(model, "c", tmp_path / "m.h", name="m", integer=True)
+        check = verify_export(model, "c", path, rows, name="m", integer=integer)
+        assert check.ok and check.n_rows == 120, (type(model).__name__, check.summary())
+    # One fixed-point score of the PrAM, moved by 0.01 in target units.
+    source = path.read_text()
+    entry = re.search(r"_term\d+\[\d+\] = \{[^}]*?(-?\d{5,})", source)
+    path.write_text(source[:entry.start(1)] + str(int(entry.group(1)) + 10_000) + source[entry.end(1):])
+    assert not verify_export(model, "c", path, rows, name="m", integer=integer).ok
+    with pytest.raises(ExportRuntimeError, match="score scale is 1000000, not 1000"):
+        verify_export(model, "c", path, rows, name="m", integer=quantize(model_tables(model), score_scale=1000))
+    float_header = export_model(model, "c", tmp_path / "f.h", name="f")
+    with pytest.raises(ExportRuntimeError, match="not an integer-mode export"):
+        verify_export(model, "c", float_header, rows, name="f", integer=integer)
 
 
 def test_labels_compare_as_numbers_or_text_and_values_within_tolerance():
