@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from primo.errors import ColumnMismatchError, InputError, InputTypeError
-from primo.models.encoding import CATEGORICAL, NUMERIC, dtype_kind, numeric_values
+from primo.models.encoding import CATEGORICAL, NUMERIC, check_no_dates_as_text, dtype_kind, numeric_values
 
 
 def check_is_fitted(model) -> None:
@@ -286,6 +286,7 @@ def check_training_input(model, X, y, sample_weight=None, *, classifier: bool, m
         _check_shape(n_rows, n_columns)
         X = _text_names(X)
         _check_frame_values(X, (), allow_infinity)
+        check_no_dates_as_text(X)
     elif _is_sparse(X):
         if not accept_sparse:
             raise InputTypeError(f"X is a sparse matrix, but {who} needs dense rows: pass X.toarray()", argument="X")

@@ -11,7 +11,10 @@ scikit-learn's trees take numbers only. :func:`fit_vocabularies` and :func:`enco
   fit time, or an unused level of a pandas ``category``) becomes NaN, i.e. it is treated as missing;
 * **datetime/timedelta/period** columns raise an :class:`~primo.errors.InputError` (a ``ValueError``) naming the column and saying how to
   derive numbers from it (hours, weekdays, seconds since a reference); which derived features make
-  sense depends on the system, so Primo does not guess.
+  sense depends on the system, so Primo does not guess. So do **text columns whose every value is a
+  date** (``2026-11-28``, ``2026-11-28 14:02:00``, ``11/28/2026``; :func:`check_no_dates_as_text`, at fit):
+  a CSV gives dates as text, and as categories they would be memorised, every later date unseen. Dates
+  meant as labels go in as a pandas ``category`` column.
 
 Vocabularies are ordered by a *target statistic* on the training rows, so that a single threshold
 ``code <= t`` can separate any subset of categories that a best split would choose. For regression
@@ -35,6 +38,8 @@ Example
 [2.0, 0.0, 1.0, 2.0]
 """
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pandas as pd
@@ -74,6 +79,34 @@ def dtype_kind(dtype, name) -> str:
         return NUMERIC
     raise InputError(f"column {label} has dtype {dtype}, which Primo cannot use; convert it to numbers or text",
                      argument="X", column=str(name))
+
+
+#: A date, optionally with a time and zone, as ISO 8601 writes it or with slashes (day and month either way).
+DATE_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?"
+                       r"|\d{1,2}/\d{1,2}/\d{2,4}( \d{1,2}:\d{2}(:\d{2})?)?")
+
+
+def check_no_dates_as_text(X: pd.DataFrame) -> None:
+    """A clear error for a text column (not a pandas ``category``) whose every present value is a date.
+
+    Example
+    -------
+    >>> check_no_dates_as_text(pd.DataFrame({"day": ["2026-11-27", "2026-11-28"]}))
+    Traceback (most recent call last):
+    ...
+    primo.errors.InputError: column 'day' holds dates written as text (e.g. '2026-11-27'); as categories ...
+    """
+    for name, dtype in zip(X.columns, X.dtypes):
+        if isinstance(dtype, pd.CategoricalDtype) or dtype_kind(dtype, name) != CATEGORICAL:
+            continue
+        values = X[name].dropna().unique()
+        if len(values) and all(isinstance(v, str) and DATE_TEXT.fullmatch(v.strip()) for v in values):
+            label = repr(str(name))
+            raise InputError(
+                f"column {label} holds dates written as text (e.g. {values[0]!r}); as categories every later date "
+                f"would be unseen. Derive numbers from it first, e.g. dates = pd.to_datetime(X[{label}]), then "
+                "dates.dt.dayofweek or (dates - reference).dt.total_seconds(), and drop the column; to use the dates "
+                f"as labels on purpose, pass X[{label}].astype('category')", argument="X", column=str(name))
 
 
 def numeric_values(column: pd.Series, name) -> np.ndarray:

@@ -145,6 +145,9 @@ CASES = [
          "column 'a' of X holds values beyond float32's range \\(±3.4e\\+38\\) at rows \\[3\\]", "X", "a"),
     Case("fit_X_datetime", ALL, fit_with(lambda c: (c.X.assign(when=pd.date_range("2026-01-01", periods=len(c.y))),
                                                     c.y, {})), InputError, "column 'when' holds dates", "X", "when"),
+    Case("fit_X_dates_as_text", ALL, fit_with(lambda c: (c.X.assign(when=pd.date_range("2026-01-01", periods=len(c.y))
+                                                                   .strftime("%Y-%m-%d %H:%M:%S")), c.y, {})),
+         InputError, "column 'when' holds dates written as text \\(e.g. '2026-01-01 00:00:00'\\)", "X", "when"),
     Case("fit_X_text_in_array", PRDT, fit_with(lambda c: (_with_value(c.X[["a", "b"]], "b", 3, "eighty").to_numpy(),
                                                           c.y, {})), InputError, "column 'x1' holds text \\('eighty'", "X", "x1"),
     Case("fit_X_duplicate_columns", ALL, fit_with(lambda c: (c.X.set_axis(["a", "a", "kind"], axis=1), c.y, {})),

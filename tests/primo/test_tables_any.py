@@ -7,6 +7,7 @@ from sklearn.tree import DecisionTreeRegressor
 
 import primo
 from primo import PrDTClassifier, PrDTRegressor
+from primo.cli import main
 from primo.models.encoding import encode_table, fit_vocabularies
 from tests.primo.tables_any import housing
 
@@ -110,6 +111,26 @@ def test_datetime_column_is_a_clear_error(table):
     X = X.assign(sold_on=pd.date_range("2024-01-01", periods=len(X), freq="D"))
     with pytest.raises(ValueError, match="'sold_on'.*dates or times.*dt.hour"):
         PrDTRegressor().fit(X, y)
+
+
+@pytest.mark.parametrize("dates", [["2024-01-31", "2024-02-01"], ["1/31/2024", "2/1/2024"],
+                                   ["2024-01-31T08:00:00Z", "2024-02-01T09:30:00+01:00"]])
+def test_dates_written_as_text_are_a_clear_error_at_fit_unless_given_as_categories(table, dates):
+    X, y = table
+    sold_on = pd.Series(np.resize(np.array(dates + [None], dtype=object), len(X)), index=X.index)
+    with pytest.raises(ValueError, match="'sold_on' holds dates written as text.*to_datetime.*astype\\('category'\\)"):
+        PrDTRegressor().fit(X.assign(sold_on=sold_on), y)
+    PrDTRegressor().fit(X.assign(sold_on=sold_on.astype("category")), y)  # labels on purpose
+    PrDTRegressor().fit(X.assign(sold_on=sold_on.where(X.index % 7 != 0, "soon")), y)  # not every value a date
+
+
+def test_primo_fit_names_a_date_column_of_a_csv(table, tmp_path, capsys):
+    X, y = table
+    path = tmp_path / "sales.csv"
+    X.assign(sold_on=pd.date_range("2024-01-01", periods=len(X)).strftime("%Y-%m-%d"), price=y).to_csv(path, index=False)
+    assert main(["fit", str(path), "--target", "price", "--model", "prdt", "--out", str(tmp_path / "m.primo")]) == 2
+    assert "'sold_on' holds dates written as text (e.g. '2024-01-01')" in capsys.readouterr().err
+    assert not (tmp_path / "m.primo").exists()
 
 
 def test_numeric_input_is_unchanged(table):
