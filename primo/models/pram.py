@@ -231,10 +231,14 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         model.outer_bags = int(chosen.size)
         return model
 
+    def _check_training_input(self, X, y, sample_weight=None):
+        """``fit``'s checks of its input (a search runs them once, before any trial)."""
+        return check_training_input(self, X, y, sample_weight, classifier=isinstance(self, ClassifierMixin),
+                                    multi_output=False, accept_sparse=False, text_in_arrays=True)
+
     def _fit(self, X, y, sample_weight, bags):
         """``fit``, with interpret's bag matrix (rows x bags: 1 boost, -1 early stopping, 0 unused) when given."""
-        X = check_training_input(self, X, y, sample_weight, classifier=isinstance(self, ClassifierMixin),
-                                 multi_output=False, accept_sparse=False, text_in_arrays=True)
+        X = self._check_training_input(X, y, sample_weight)
         if isinstance(X, pd.DataFrame):
             feature_names = list(X.columns)
             X_fit = X

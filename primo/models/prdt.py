@@ -34,13 +34,17 @@ from primo.validation import validate_tree_state
 
 
 class _PrDTMixin(PrimoModelMixin):
+    def _check_training_input(self, X, y, sample_weight=None):
+        """``fit``'s checks of its input (a search runs them once, before any trial)."""
+        return check_training_input(self, X, y, sample_weight, classifier=is_classifier(self), multi_output=True,
+                                    accept_sparse=True, text_in_arrays=False)
+
     def fit(self, X, y, sample_weight=None, check_input=True):
         """Grow the full tree, prune it with ``ccp_alpha``; returns ``self``.
 
         Bad input (see :mod:`primo.errors`) raises before the model changes.
         """
-        X = check_training_input(self, X, y, sample_weight, classifier=is_classifier(self), multi_output=True,
-                                 accept_sparse=True, text_in_arrays=False)
+        X = self._check_training_input(X, y, sample_weight)
         target = np.asarray(y)
         if isinstance(X, np.ndarray) and not X.flags.writeable:
             # scikit-learn's NaN scan of the tree fit needs a writable buffer (read-only float32 fails).

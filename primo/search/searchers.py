@@ -416,6 +416,9 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         own_rules = getattr(self.estimator, "_check_target", None)
         if own_rules is not None:  # a rule of the family (a PrAM classifier needs two classes), once, not per trial
             own_rules(y)
+        own_input = getattr(self.estimator, "_check_training_input", None)
+        if own_input is not None:  # input every trial would refuse (a date column), named once, not per trial
+            own_input(X, y, sample_weight)
         if sample_weight is not None:
             sample_weight = np.asarray(sample_weight, dtype=float)
         X_all, y_all, weight_all = X, y, sample_weight

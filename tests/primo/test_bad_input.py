@@ -406,6 +406,22 @@ def test_searches_and_selection_name_a_bad_target_before_any_trial(selection, ba
     assert caught.value.argument == "y"
 
 
+@pytest.mark.parametrize("selection", ["PrimoRegressor", "RandomSearch"])
+@pytest.mark.parametrize("dates", ["datetime", "text"])
+def test_searches_and_selection_name_a_date_column_before_any_trial(selection, dates, caplog):
+    """Input every trial would refuse is named once, not in a failed trial per configuration."""
+    from primo import PrimoRegressor
+    from primo.search import RandomSearch
+
+    when = pd.date_range("2026-01-01", periods=len(_table()))
+    X = _table().assign(when=when if dates == "datetime" else when.strftime("%Y-%m-%d"))
+    estimator = {"PrimoRegressor": lambda: PrimoRegressor(n_trials=2, progress=False),
+                 "RandomSearch": lambda: RandomSearch(PrAMRegressor(), n_trials=2, progress=False)}[selection]()
+    with caplog.at_level(logging.WARNING), pytest.raises(InputError, match="column 'when' holds dates") as caught:
+        estimator.fit(X, _target("PrDTRegressor", _table()))
+    assert caught.value.column == "when" and "failed" not in caplog.text
+
+
 def test_selection_names_itself_for_fractional_labels_and_drops_pram_once_for_one_class(caplog):
     """Float class labels get a Primo error naming PrimoClassifier (not scikit-learn's bare "Unknown label type");
     a single class is refused by PrAM once, before any trial, and the one-leaf PrDT is kept with one warning."""
