@@ -1,0 +1,221 @@
+"""Which trial automatic selection keeps, judged on test rows: rules compared on the same fits (issue 16).
+
+For each development table and fold (``auto_variants.py``'s folds, ``random_state`` = fold), one
+automatic selection is fitted, and every PrAM candidate a rule could keep is refit on the fold's
+training rows (as selection refits its pick) and scored on its test rows: the simplification path (one
+refit of its base configuration, then ``PrAM.simplified`` for each step: the same model as fitting
+it), the base configuration, the default-estimator trial and every other trial the default rule finds
+within noise; the PrDT family's finalist is scored too. A *rule* is a function of the validated trials
+alone; :func:`summarize` applies each rule of :data:`RULES` offline and reads its pick's test loss from
+the record, so rules are compared on the very same fits, paired by fold. A pick without a recorded
+test loss (a trial outside the default rule's noise band, which only a rule that is not stricter can
+pick) is counted and its fold left out of that rule's tables.
+
+Only development tables are accepted: this script informs defaults.
+
+Usage:
+  python benchmarks/choice_rules.py run OUT.jsonl [--tables diabetes wine ...]
+  python benchmarks/choice_rules.py summarize OUT.jsonl
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+import warnings
+from unittest import mock
+
+import numpy as np
+import pandas as pd
+from sklearn.isotonic import IsotonicRegression
+
+import auto_variants
+import sampled_tables
+import tabular_suite as suite
+from primo.search import choice
+
+SIMPLIFICATION = ("max_terms", "max_pieces")
+
+
+def _trial(index, row, **extra) -> dict:
+    return {"trial": int(index), "source": row["source"], "size": float(row["size"]), "S": float(row["score"]),
+            "fold_losses": [float(v) for v in row["fold_losses"]], **extra}
+
+
+def record(name: str, fold: int, X_train, y_train, X_test, y_test, task: str) -> dict:
+    """One fold: the selection's pick and every candidate's validated trial with its test loss."""
+    import primo
+
+    regression = task == "regression"
+    metric = "mae" if regression else "log_loss"
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        auto = (primo.PrimoRegressor if regression else primo.PrimoClassifier)(progress=False, random_state=fold)
+        auto.fit(X_train, y_train)
+
+        def test_loss(model) -> float:
+            return float(suite.score(task, model, X_test, y_test)[metric])
+
+        def refit(params):
+            return search._refit_model(dict(params), X_train, y_train, None)
+
+        # The trials selection chooses among (each search's _candidates: scored on every fold).
+        search, pruning = auto.searches_["pram"], auto.searches_["prdt"]
+        trials = search._candidates(search.trials_)
+        trials = trials[trials["error"].isna()]
+        prdt_trials = pruning._candidates(pruning.trials_)
+        prdt_trials = prdt_trials[prdt_trials["error"].isna()]
+        tested = {}
+        path = trials[trials["source"] == "simplify"]
+        if len(path):
+            base_params = {k: v for k, v in path.iloc[0]["params"].items() if k not in SIMPLIFICATION}
+            base = refit(base_params)
+            for index, row in path.iterrows():
+                tested[index] = test_loss(base.simplified(row["params"].get("max_pieces"),
+                                                          max_terms=row["params"].get("max_terms")))
+            for index in trials.index[trials["params"].map(lambda p: p == base_params)]:
+                tested[index] = test_loss(base)
+        pool = pd.concat([trials.assign(family="pram"), prdt_trials.assign(family="prdt")], ignore_index=True)
+        within = choice.within_noise(pool, pool["score"].astype(float).idxmin(), None)
+        band = set(pool.loc[within & (pool["family"] == "pram"), "trial"])
+        for index, row in trials[trials["trial"].isin(band) | (trials["source"] == "estimator")].iterrows():
+            if index not in tested:
+                tested[index] = test_loss(refit(row["params"]))
+        report = auto.selection_report_.set_index("family")
+        prdt_test = test_loss(auto.candidates_["prdt"]) if "prdt" in auto.candidates_ else math.nan
+        prdt = [_trial(i, r, test=prdt_test if (r["score"] == report.at["prdt", "score"]
+                                                and r["size"] == report.at["prdt", "size"]) else None)
+                for i, r in prdt_trials.iterrows()]
+        kept = report.loc[report["selected"]].iloc[0]
+        kept_index = trials.index[trials["params"].map(lambda p: p == kept["params"])]
+        return {"table": name, "task": task, "fold": fold, "metric": metric,
+                "reference_loss": float(trials["reference_loss"].iloc[0]),
+                "kept": {"family": auto.best_family_, "test": test_loss(auto), "S": float(kept["score"]),
+                         "size": float(kept["size"]), "trial": int(kept_index[0]) if len(kept_index) else None},
+                "pram": [_trial(i, r, test=tested.get(i)) for i, r in trials.iterrows()],
+                "prdt": prdt, "seconds": time.perf_counter() - start}
+
+
+def run(out: str, tables: list[str]) -> None:
+    for name in tables:
+        table, folds = auto_variants.development_table(name)
+        for fold, (train, test) in enumerate(folds):
+            row = record(name, fold, table.X.iloc[train], table.y.iloc[train], table.X.iloc[test],
+                         table.y.iloc[test], table.task)
+            print(name, fold, row["kept"]["family"], row["kept"]["size"], round(row["kept"]["test"], 4), flush=True)
+            with open(out, "a") as handle:
+                handle.write(json.dumps(row) + "\n")
+
+
+def _frame(row: dict) -> pd.DataFrame:
+    trials = [{"family": "pram", **t} for t in row["pram"]] + [{"family": "prdt", **t} for t in row["prdt"]]
+    frame = pd.DataFrame(trials).rename(columns={"S": "score"})
+    frame["test"] = frame["test"].astype(float)
+    frame["reference_loss"], frame["error"] = row["reference_loss"], None
+    return frame
+
+
+def _capped(cap: float):
+    def rule(trials):
+        with mock.patch.object(choice, "MAX_NOISE_MARGIN", cap):
+            return choice.choose_trial(trials)
+    return rule
+
+
+def _isotonic(trials):
+    """The default rule on validated losses smoothed to fall with size within each family: a small
+    trial whose loss is luckily low is pooled with its larger neighbours (the winner's curse of the
+    many small candidates of the simplification path)."""
+    smoothed = trials.copy()
+    for _, group in trials.groupby("family"):
+        if len(group) > 1:
+            smoothed.loc[group.index, "score"] = IsotonicRegression(increasing=False).fit_transform(
+                group["size"], group["score"])
+    return choice.choose_trial(smoothed)
+
+
+def _majority(trials):
+    """The default rule, among trials no worse than the best on at least half of the folds."""
+    best = trials["score"].astype(float).idxmin()
+    best_losses = np.asarray(trials.at[best, "fold_losses"])
+    # A raced trial scored on fewer folds is unpaired: within_noise alone decides for it.
+    worse_share = trials["fold_losses"].map(
+        lambda losses: np.mean(np.asarray(losses) > best_losses) if len(losses) == len(best_losses) else 0.0)
+    eligible = trials[choice.within_noise(trials, best, None) & (worse_share <= 0.5)]
+    return eligible.sort_values(["size", "score"], kind="stable").index[0]
+
+
+RULES = {"default": choice.choose_trial, "cap 1%": _capped(0.01), "cap 0.5%": _capped(0.005),
+         "lowest S": lambda trials: choice.choose_trial(trials, tolerance=0.0),
+         "isotonic": _isotonic, "majority of folds": _majority}
+
+
+def _ebm(table: str):
+    """Mean test loss and median pieces of EBM on a sampled development table's folds (None elsewhere)."""
+    runs = suite.read_results(sampled_tables.json_path(1))["tables"].get(table)
+    if runs is None:
+        return None
+    folds = runs["folds"]["ebm"]
+    metric = "mae" if "mae" in folds[0] else "log_loss"
+    return np.mean([f[metric] for f in folds]), np.median([f["size"]["pieces"] for f in folds])
+
+
+def summarize(path: str) -> None:
+    with open(path) as handle:
+        rows = [json.loads(line) for line in handle]
+    picks = []
+    for row in rows:
+        trials = _frame(row)
+        default_pram = trials[trials["source"] == "estimator"]["test"]
+        entry = {"table": row["table"], "fold": row["fold"],
+                 "default PrAM": float(default_pram.iloc[0]) if len(default_pram) else math.nan}
+        for name, rule in RULES.items():
+            index = rule(trials)
+            entry[name], entry[name + " size"] = trials.at[index, "test"], trials.at[index, "size"]
+        if not math.isclose(entry["default"], row["kept"]["test"], rel_tol=1e-9):
+            print(f"note: {row['table']} fold {row['fold']}: the default rule's pick tests {entry['default']:.6g}, "
+                  f"the selection's refit {row['kept']['test']:.6g}")
+        picks.append(entry)
+    picks = pd.DataFrame(picks)
+    print(f"{len(rows)} folds of {picks['table'].nunique()} tables")
+    print("| rule | folds without a test loss | tables lower / higher than the default rule | median relative "
+          "difference [95% over tables] | tables > 2% above the default PrAM | median size | EBM target "
+          "(sampled development tables) |")
+    print("|---|---|---|---|---|---|---|")
+    for name in RULES:
+        known = picks[picks[name].notna()]
+        columns = list(dict.fromkeys([name, "default", "default PrAM", name + " size"]))
+        per_table = known.groupby("table", sort=False)[columns].mean()
+        relative = per_table[name] / per_table["default"] - 1
+        interval = "" if len(relative) < 2 else " [{:+.2%}, {:+.2%}]".format(*suite.median_interval(relative.to_numpy()))
+        passes = []
+        for table, values in per_table.iterrows():
+            ebm = _ebm(table)
+            if ebm is not None:
+                passes.append(values[name] <= 1.02 * ebm[0] and 5 * values[name + " size"] <= ebm[1])
+        print(f"| {name} | {int(picks[name].isna().sum())} | {int((relative < -1e-12).sum())} / "
+              f"{int((relative > 1e-12).sum())} | {relative.median():+.2%}{interval} | "
+              f"{int((per_table[name] > 1.02 * per_table['default PrAM']).sum())} | "
+              f"{per_table[name + ' size'].median():.0f} | {sum(passes)}/{len(passes)} |")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    runner = commands.add_parser("run")
+    runner.add_argument("out")
+    runner.add_argument("--tables", nargs="+", default=auto_variants.DEVELOPMENT, choices=auto_variants.DEVELOPMENT)
+    summary = commands.add_parser("summarize")
+    summary.add_argument("path")
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        run(args.out, args.tables)
+    else:
+        summarize(args.path)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
