@@ -8,8 +8,9 @@ it), the base configuration, the default-estimator trial and every other trial t
 within noise; the PrDT family's finalist is scored too. A *rule* is a function of the validated trials
 alone; :func:`summarize` applies each rule of :data:`RULES` offline and reads its pick's test loss from
 the record, so rules are compared on the very same fits, paired by fold. A pick without a recorded
-test loss (a trial outside the default rule's noise band, which only a rule that is not stricter can
-pick) is counted and its fold left out of that rule's tables.
+test loss (a PrDT subtree other than the family's finalist, the only one refit, or a trial outside the
+default rule's noise band, which only a rule that is not stricter can pick) is counted and its fold
+left out of that rule's tables.
 
 Only development tables are accepted: this script informs defaults.
 
