@@ -57,14 +57,15 @@ def record(name: str, fold: int, X_train, y_train, X_test, y_test, task: str) ->
         auto = (primo.PrimoRegressor if regression else primo.PrimoClassifier)(progress=False, random_state=fold)
         auto.fit(X_train, y_train)
 
+        # The trials selection chooses among (each search's _candidates: scored on every fold).
+        search, pruning = auto.searches_["pram"], auto.searches_["prdt"]
+
         def test_loss(model) -> float:
             return float(suite.score(task, model, X_test, y_test)[metric])
 
-        def refit(params):
+        def refit(params):  # as selection refits its pick: the configuration at full fidelity, every row
             return search._refit_model(dict(params), X_train, y_train, None)
 
-        # The trials selection chooses among (each search's _candidates: scored on every fold).
-        search, pruning = auto.searches_["pram"], auto.searches_["prdt"]
         trials = search._candidates(search.trials_)
         trials = trials[trials["error"].isna()]
         prdt_trials = pruning._candidates(pruning.trials_)
