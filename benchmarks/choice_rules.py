@@ -146,8 +146,8 @@ def _majority(trials):
     # A raced trial scored on fewer folds is unpaired: within_noise alone decides for it.
     worse_share = trials["fold_losses"].map(
         lambda losses: np.mean(np.asarray(losses) > best_losses) if len(losses) == len(best_losses) else 0.0)
-    eligible = trials[choice.within_noise(trials, best, None) & (worse_share <= 0.5)]
-    return eligible.sort_values(["size", "score"], kind="stable").index[0]
+    # The best trial is worse on no fold, so it stays in and the rule measures noise from it as before.
+    return choice.choose_trial(trials[worse_share <= 0.5])
 
 
 RULES = {"default": choice.choose_trial, "cap 1%": _capped(0.01), "cap 0.5%": _capped(0.005),
