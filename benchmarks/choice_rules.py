@@ -1,6 +1,7 @@
 """Which trial automatic selection keeps, judged on test rows: rules compared on the same fits (issue 16).
 
-For each development table and fold (``auto_variants.py``'s folds, ``random_state`` = fold), one
+For each development table and fold (``auto_variants.py``'s folds, ``random_state`` = ``--seed`` +
+fold, so a rerun with another ``--seed`` draws other validation folds and search points), one
 automatic selection is fitted, and every PrAM candidate a rule could keep is refit on the fold's
 training rows (as selection refits its pick) and scored on its test rows: the simplification path (one
 refit of its base configuration, then ``PrAM.simplified`` for each step: the same model as fitting
@@ -15,7 +16,7 @@ left out of that rule's tables.
 Only development tables are accepted: this script informs defaults.
 
 Usage:
-  python benchmarks/choice_rules.py run OUT.jsonl [--tables diabetes wine ...]
+  python benchmarks/choice_rules.py run OUT.jsonl [--seed 0] [--tables diabetes wine ...]
   python benchmarks/choice_rules.py summarize OUT.jsonl
 """
 from __future__ import annotations
@@ -45,7 +46,7 @@ def _trial(index, row, **extra) -> dict:
             "fold_losses": [float(v) for v in row["fold_losses"]], **extra}
 
 
-def record(name: str, fold: int, X_train, y_train, X_test, y_test, task: str) -> dict:
+def record(name: str, fold: int, X_train, y_train, X_test, y_test, task: str, seed: int = 0) -> dict:
     """One fold: the selection's pick and every candidate's validated trial with its test loss."""
     import primo
 
@@ -54,7 +55,7 @@ def record(name: str, fold: int, X_train, y_train, X_test, y_test, task: str) ->
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        auto = (primo.PrimoRegressor if regression else primo.PrimoClassifier)(progress=False, random_state=fold)
+        auto = (primo.PrimoRegressor if regression else primo.PrimoClassifier)(progress=False, random_state=seed + fold)
         auto.fit(X_train, y_train)
 
         # The trials selection chooses among (each search's _candidates: scored on every fold).
@@ -93,7 +94,7 @@ def record(name: str, fold: int, X_train, y_train, X_test, y_test, task: str) ->
                 for i, r in prdt_trials.iterrows()]
         kept = report.loc[report["selected"]].iloc[0]
         kept_index = trials.index[trials["params"].map(lambda p: p == kept["params"])]
-        return {"table": name, "task": task, "fold": fold, "metric": metric,
+        return {"table": name, "task": task, "fold": fold, "seed": seed + fold, "metric": metric,
                 "reference_loss": float(trials["reference_loss"].iloc[0]),
                 "kept": {"family": auto.best_family_, "test": test_loss(auto), "S": float(kept["score"]),
                          "size": float(kept["size"]), "trial": int(kept_index[0]) if len(kept_index) else None},
@@ -101,12 +102,12 @@ def record(name: str, fold: int, X_train, y_train, X_test, y_test, task: str) ->
                 "prdt": prdt, "seconds": time.perf_counter() - start}
 
 
-def run(out: str, tables: list[str]) -> None:
+def run(out: str, tables: list[str], seed: int = 0) -> None:
     for name in tables:
         table, folds = auto_variants.development_table(name)
         for fold, (train, test) in enumerate(folds):
             row = record(name, fold, table.X.iloc[train], table.y.iloc[train], table.X.iloc[test],
-                         table.y.iloc[test], table.task)
+                         table.y.iloc[test], table.task, seed)
             print(name, fold, row["kept"]["family"], row["kept"]["size"], round(row["kept"]["test"], 4), flush=True)
             with open(out, "a") as handle:
                 handle.write(json.dumps(row) + "\n")
@@ -209,12 +210,13 @@ def main(argv=None) -> None:
     commands = parser.add_subparsers(dest="command", required=True)
     runner = commands.add_parser("run")
     runner.add_argument("out")
+    runner.add_argument("--seed", type=int, default=0, help="search seed of fold 0 (fold k uses seed + k)")
     runner.add_argument("--tables", nargs="+", default=auto_variants.DEVELOPMENT, choices=auto_variants.DEVELOPMENT)
     summary = commands.add_parser("summarize")
     summary.add_argument("path")
     args = parser.parse_args(argv)
     if args.command == "run":
-        run(args.out, args.tables)
+        run(args.out, args.tables, args.seed)
     else:
         summarize(args.path)
 

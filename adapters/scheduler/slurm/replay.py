@@ -19,7 +19,8 @@ For each log:
    :func:`adapters.scheduler.casestudy.workload_data_at`) trained on the latest jobs before the window;
    the rolling QSSF history starts with every job that finished before the window.
 3. **Slurm**: ``--repeats`` rounds; in each, the three policies run at the same time, each in a fresh
-   :class:`~adapters.scheduler.slurm.cluster.SlurmCluster` (the load average is recorded); every
+   :class:`~adapters.scheduler.slurm.cluster.SlurmCluster` (the load average is recorded), and
+   ``--rounds-at-once`` rounds run side by side (the replay is mostly wall-clock sleep); every
    job is submitted at its submit time divided by the time scale, as the trace's user and name, with
    its GPU count, and ``sleep``\\ s its duration divided by the time scale. FIFO: no plugin (equal
    priorities run in submission order). QSSF-Primo: the generated ``job_submit.lua``. SJF-oracle:
@@ -129,11 +130,16 @@ class ReplaySettings:
     bootstrap: int = 2000
     seed: int = 0
     repeats: int = 3                    # Slurm rounds; each round runs the three policies at once
+    rounds_at_once: int = 1             # rounds replayed side by side (each round: three Slurms)
+
+    def __post_init__(self):
+        if self.repeats < 1 or self.rounds_at_once < 1:
+            raise ValueError(f"repeats ({self.repeats}) and rounds_at_once ({self.rounds_at_once}) must be at least 1")
 
 
 QUICK = ReplaySettings(n_jobs=30, replay_seconds=15.0,
                        budget=primo_models.Budget(n_trials=2, max_rounds=60, outer_bags=1), bootstrap=200,
-                       repeats=2, duration_trials=2, max_train_jobs=2000)
+                       repeats=2, rounds_at_once=2, duration_trials=2, max_train_jobs=2000)
 
 
 # ---------------------------------------------------------------- window and model
@@ -669,13 +675,15 @@ def compare(slurm: list[dict], times: dict, settings: ReplaySettings) -> dict:
 
 
 # ---------------------------------------------------------------- one log, the whole study
-def replay_round(p: Prepared, settings: ReplaySettings, files: dict) -> dict:
-    """The three policies replayed at the same time, each in its own Slurm: a load spike on the shared
-    machine hits all three alike, and a round takes the time of one replay. ``{policy: run}``."""
-    with ThreadPoolExecutor(len(POLICIES)) as pool:
-        futures = {policy: pool.submit(replay_in_slurm, p, policy, settings,
-                                       files=files if policy == "qssf_primo" else None) for policy in POLICIES}
-        return {policy: future.result() for policy, future in futures.items()}
+def replay_rounds(p: Prepared, settings: ReplaySettings, files: dict, count: int) -> list[dict]:
+    """``count`` rounds replayed at the same time; in each, the three policies, each in its own Slurm: a
+    load spike on the shared machine hits all of them alike, and the rounds take the time of one replay.
+    ``[{policy: run}]``, one per round."""
+    with ThreadPoolExecutor(count * len(POLICIES)) as pool:
+        futures = [{policy: pool.submit(replay_in_slurm, p, policy, settings,
+                                        files=files if policy == "qssf_primo" else None) for policy in POLICIES}
+                   for _ in range(count)]
+        return [{policy: future.result() for policy, future in rnd.items()} for rnd in futures]
 
 
 def run_log(data_dir: Path, log: str, settings: ReplaySettings) -> tuple[dict, pd.DataFrame]:
@@ -687,10 +695,11 @@ def run_log(data_dir: Path, log: str, settings: ReplaySettings) -> tuple[dict, p
                 p.time_scale)
     files = plugin_files_for(p, settings.lam)
     slurm_started, rounds = time.monotonic(), []
-    for r in range(settings.repeats):
-        rounds.append(replay_round(p, settings, files))
-        logger.info("%s round %d in Slurm: %s", log, r + 1,
-                    {policy: round(summarize(run["jobs"])["avg_jct_h"], 3) for policy, run in rounds[-1].items()})
+    while len(rounds) < settings.repeats:
+        for rnd in replay_rounds(p, settings, files, min(settings.rounds_at_once, settings.repeats - len(rounds))):
+            rounds.append(rnd)
+            logger.info("%s round %d in Slurm: %s", log, len(rounds),
+                        {policy: round(summarize(run["jobs"])["avg_jct_h"], 3) for policy, run in rnd.items()})
     slurm_s = time.monotonic() - slurm_started
     mechanics = [{policy: slurm_mechanics(run) for policy, run in rnd.items()} for rnd in rounds]
     times = {"slurm": {policy: [rnd[policy]["jobs"] for rnd in rounds] for policy in POLICIES},
@@ -743,7 +752,8 @@ def run(data_dir=None, out="reports/scheduler/slurm", logs=DEFAULT_LOGS, setting
     results = {"settings": {"n_jobs": settings.n_jobs, "replay_seconds": settings.replay_seconds, "load": settings.load,
                             "nodes": settings.nodes, "gpus_per_node": GPUS_PER_NODE, "lam": settings.lam,
                             "budget": settings.budget.__dict__, "procs_per_gpu": PROCS_PER_GPU,
-                            "repeats": settings.repeats, "duration_trials": settings.duration_trials,
+                            "repeats": settings.repeats, "rounds_at_once": settings.rounds_at_once,
+                            "duration_trials": settings.duration_trials,
                             "max_train_jobs": settings.max_train_jobs},
                "logs": [], "survey": survey(data_dir, settings)}
     per_job = []
@@ -818,7 +828,7 @@ def render_readme(results: dict, others: dict[str, dict] | None = None) -> str:
     parts = [
         "# QSSF with a Primo model inside real Slurm, vs the project's simulator",
         f"Generated by `primo casestudy scheduler --slurm --logs {','.join(r['log'] for r in results['logs'])} "
-        f"--repeats {s['repeats']}` (`adapters/scheduler/slurm/replay.py`); every number is measured by that run. "
+        f"--repeats {s['repeats']}{_at_once_flag(s)}` (`adapters/scheduler/slurm/replay.py`); every number is measured by that run. "
         "Slurm 22.05 (Debian `slurm-wlm`): one slurmctld and "
         f"{s['nodes']} slurmd daemons on 127.0.0.1, {s['gpus_per_node']} emulated GPUs (CPUs) per node "
         f"({s['procs_per_gpu']} processors of the log = 1 GPU), `sched/builtin` (strict priority order, no "
@@ -830,7 +840,7 @@ def render_readme(results: dict, others: dict[str, dict] | None = None) -> str:
         "the time scale).",
         f"**Measurement.** Slurm replays the window {s['repeats']} times per policy. In each round the three "
         "policies run at the same time, each in its own Slurm, so a load spike from the shared machine hits all "
-        "three alike. Differences are paired per job (same job, same round) with a two-level bootstrap over rounds "
+        f"three alike{_at_once_text(s)}. Differences are paired per job (same job, same round) with a two-level bootstrap over rounds "
         "and jobs (95% interval of the mean). Two policies are ranked `<` only when that interval excludes 0, "
         "otherwise `≈` (a tie within noise). A simulator ranks a pair like Slurm (*same*) when both intervals "
         "exclude 0 on the same side or both hold 0; it *differs* only when both exclude 0 on opposite sides; "
@@ -975,6 +985,15 @@ def _survey_section(results: dict) -> str:
     ])
 
 
+def _at_once_flag(settings: dict) -> str:
+    return f" --rounds-at-once {settings['rounds_at_once']}" if settings.get("rounds_at_once", 1) > 1 else ""
+
+
+def _at_once_text(settings: dict) -> str:
+    count = settings.get("rounds_at_once", 1)
+    return f"; {count} rounds run side by side ({len(POLICIES) * count} Slurms at once)" if count > 1 else ""
+
+
 def _targets(results: dict) -> str:
     logs = results["logs"]
     beats = [r["log"] for r in logs if r["pairs"]["slurm"]["qssf_primo_minus_fifo"]["ci95"][1] < 0]
@@ -1009,7 +1028,8 @@ def _targets(results: dict) -> str:
                f"correlation with the window's true GPU time: {r['workload_model']['gpu_time_spearman']:.3f}. ")
             + f"Ranking: Slurm `{_view_ranking(r, 'slurm')}`; simulator `{_view_ranking(r, 'simulator')}` "
             f"(**{r['agreement']['simulator']['ranking']}**); Slurm-cadence simulator `{_view_ranking(r, 'simulator_slurm')}` "
-            f"(**{r['agreement']['simulator_slurm']['ranking']}**). One round of the three policies (at once) "
+            f"(**{r['agreement']['simulator_slurm']['ranking']}**). One round of the three policies (at once"
+            f"{_at_once_text(results['settings'])}) "
             f"{per_round:.1f} min, all {len(r['slurm_runs']) // len(POLICIES)} rounds {r['slurm_replay_s'] / 60:.2f} min "
             f"(target < 10 min for one log and three policies: {'met' if r['slurm_replay_s'] < 600 else 'missed'}); "
             f"the whole command for this log, with the model fit and the simulations, {r['total_s'] / 60:.1f} min.")
@@ -1103,6 +1123,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--load", type=float, default=ReplaySettings.load, help="offered load of the chosen window")
     parser.add_argument("--repeats", type=int, default=ReplaySettings.repeats,
                         help="Slurm rounds per log (each runs the three policies at once; about 3.5 min per round)")
+    parser.add_argument("--rounds-at-once", type=int, default=ReplaySettings.rounds_at_once,
+                        help="rounds replayed side by side (each round is three Slurms, mostly sleeping)")
     parser.add_argument("--quick", action="store_true", help="smoke run: 30 jobs, tiny model budget")
     parser.add_argument("--readme-only", action="store_true", help="rewrite README.md from the existing results.json")
     args = parser.parse_args(argv)
@@ -1123,7 +1145,8 @@ def main(argv: list[str] | None = None) -> int:
               "to slurm.conf, and PriorityType=priority/multifactor")
         return 0
     settings = QUICK if args.quick else ReplaySettings(n_jobs=args.jobs, replay_seconds=args.replay_seconds,
-                                                       load=args.load, repeats=args.repeats)
+                                                       load=args.load, repeats=args.repeats,
+                                                       rounds_at_once=args.rounds_at_once)
     run(args.data_dir, args.out, tuple(x for x in args.logs.split(",") if x), settings)
     return 0
 

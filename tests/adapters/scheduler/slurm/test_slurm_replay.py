@@ -228,11 +228,31 @@ def test_ranking_and_agreement_keep_ties_within_noise():
     assert replay.agreement({"ci95": [-0.5, -0.2]}, {"ci95": [0.1, 0.4]}) == "differs"
 
 
+def test_rounds_at_once_replay_side_by_side(monkeypatch):
+    """Two rounds at once are six replays running together (a barrier of six would time out in turn),
+    each round with its three policies, the plugin files only for QSSF."""
+    import threading
+
+    together = threading.Barrier(2 * len(replay.POLICIES), timeout=30)
+
+    def fake_replay(p, policy, settings, *, files=None):
+        together.wait()
+        return {"policy": policy, "files": files}
+
+    monkeypatch.setattr(replay, "replay_in_slurm", fake_replay)
+    rounds = replay.replay_rounds(None, replay.QUICK, {"job_submit.lua": "--"}, 2)
+    assert [{policy: run["policy"] for policy, run in rnd.items()} for rnd in rounds] == [
+        {policy: policy for policy in replay.POLICIES}] * 2
+    assert all((rnd["qssf_primo"]["files"] is not None) and rnd["fifo"]["files"] is None for rnd in rounds)
+    with pytest.raises(ValueError, match="rounds_at_once"):
+        replay.ReplaySettings(rounds_at_once=0)
+
+
 @needs_slurm
 @pytest.mark.slow
 def test_quick_report_end_to_end(data_dir, tmp_path):
-    """``primo casestudy scheduler --slurm --quick``: 30 NASA jobs, two rounds of the three policies in Slurm, the
-    simulator and the Slurm-cadence simulator (~2 min)."""
+    """``primo casestudy scheduler --slurm --quick``: 30 NASA jobs, two rounds of the three policies side by side
+    in six Slurms, the simulator and the Slurm-cadence simulator (~1 min)."""
     from adapters.scheduler.casestudy import main
 
     assert main(["--slurm", "--quick", "--logs", "nasa", "--data-dir", str(data_dir), "--out", str(tmp_path)]) == 0
@@ -240,8 +260,10 @@ def test_quick_report_end_to_end(data_dir, tmp_path):
     (log,) = results["logs"]
     assert all(log["slurm_states"][p] == {"COMPLETED": 60} for p in replay.POLICIES)
     assert set(log["ranking"]) == set(replay.VIEWS) and len(log["slurm_runs"]) == 2 * 3
+    assert [run["round"] for run in log["slurm_runs"]] == [1, 1, 1, 2, 2, 2]
     assert all(run["load_1min_at_start"] >= 0 for run in log["slurm_runs"])
     assert set(log["agreement"]["simulator_slurm"]["pairs"].values()) <= {"same", "differs", "within noise"}
     readme = (tmp_path / "README.md").read_text()
+    assert "2 rounds run side by side (6 Slurms at once)" in readme
     assert "| qssf_primo |" in readme and (tmp_path / "jct_cdf.png").stat().st_size > 10_000
     assert len(pd.read_csv(tmp_path / "jobs.csv")) == 30 * 3 * (2 + 1 + 2)  # Slurm, simulator, Slurm-cadence runs
