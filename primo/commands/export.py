@@ -36,7 +36,8 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     import primo
-    from primo.export import export_model
+    from primo.export import export_model, integer_c
+    from primo.io import atomic_write_bytes
     from primo.tabular import model_inputs, read_table
 
     out = Path(args.out)
@@ -49,30 +50,20 @@ def run(args) -> int:
     if integer_options and not args.integer:
         raise ValueError("--scale, --score-scale and --check-data need --integer")
     model = primo.load(args.model)
-    options = {}
-    if fmt in ("c", "onnx"):
-        options["name"] = args.name or out.stem
-    if args.integer:
-        options["integer"] = True
-        options["feature_scales"] = _parse_scale(args.scale)
-        if args.score_scale is not None:
-            options["score_scale"] = args.score_scale
-        if args.check_data is not None:
-            options["check_data"] = model_inputs(model, read_table(args.check_data))
-    path = export_model(model, fmt, out, **options)
-    print(f"wrote {path} ({fmt}{', integer mode' if args.integer else ''}, {path.stat().st_size} bytes)")
+    name = (args.name or out.stem) if fmt in ("c", "onnx") else None
     integer = None
-    if args.integer and (args.check_data is not None or args.verify is not None):
-        from primo.export import encode_categories, model_tables, quantize
-
-        tables = model_tables(model)
-        integer = quantize(tables, feature_scales=options["feature_scales"],
+    if args.integer:
+        header = integer_c(model, name=name, feature_scales=_parse_scale(args.scale),
+                           check_data=None if args.check_data is None else model_inputs(model, read_table(args.check_data)),
                            **({"score_scale": args.score_scale} if args.score_scale is not None else {}))
-        if args.check_data is not None:
-            report = integer.compare(encode_categories(tables, options["check_data"]))
-            print(f"integer mode, scales {report.feature_scales}: {report.summary()}")
+        path, integer = atomic_write_bytes(out, header.source.encode()), header.quantized
+    else:
+        path = export_model(model, fmt, out, **({"name": name} if name else {}))
+    print(f"wrote {path} ({fmt}{', integer mode' if args.integer else ''}, {path.stat().st_size} bytes)")
+    if args.integer and header.report is not None:
+        print(f"integer mode, scales {header.report.feature_scales}: {header.report.summary()}")
     if args.verify is not None:
-        return _verify(model, fmt, path, args.verify, options.get("name"), integer)
+        return _verify(model, fmt, path, args.verify, name, integer)
     return 0
 
 

@@ -79,6 +79,7 @@ from primo.io import atomic_write_bytes, model_document
 # ``primo predict`` uses) must load without onnx, and the exporters each pull in their own libraries.
 _ATTRIBUTES = {
     "to_c": "primo.export.c_source",
+    "integer_c": "primo.export.c_source",
     "to_js": "primo.export.js_source",
     "to_lua": "primo.export.lua_source",
     "to_onnx": "primo.export.onnx_graph",
@@ -144,21 +145,15 @@ def export_all(model, out_dir: str | os.PathLike, *, name: str = "model", check_
     PosixPath('exports/model.h')
     """
     out = Path(out_dir)
+    integer = __getattr__("integer_c")(model, name=f"{name}_int", check_data=check_data)
     files = {
         "onnx": export_model(model, "onnx", out / f"{name}.onnx"),
         "c": export_model(model, "c", out / f"{name}.h", name=name),
-        "c_integer": export_model(model, "c", out / f"{name}_int.h", name=f"{name}_int", integer=True,
-                                  check_data=check_data),
+        "c_integer": atomic_write_bytes(out / f"{name}_int.h", integer.source.encode()),
         "js": export_model(model, "js", out / f"{name}.mjs"),
         "json": export_model(model, "json", out / f"{name}.json"),
     }
-    report = None
-    if check_data is not None:
-        from primo.export.tables import encode_categories, model_tables
-
-        tables = model_tables(model)
-        report = quantize(tables).compare(encode_categories(tables, check_data)).to_dict()
-    return {"files": files, "integer_check": report}
+    return {"files": files, "integer_check": None if integer.report is None else integer.report.to_dict()}
 
 
 __all__ = [
@@ -168,6 +163,7 @@ __all__ = [
     "compile_python",
     "encode_categories",
     "export_model",
+    "integer_c",
     "model_tables",
     "quantize",
     "to_c",

@@ -32,6 +32,7 @@ Example
 from __future__ import annotations
 
 from functools import partial
+from typing import NamedTuple
 
 import numpy as np
 
@@ -82,20 +83,46 @@ def to_c(model, *, name: str = "primo_model", integer: bool = False, feature_sca
     -------
     >>> open("linnos_tree.h", "w").write(to_c(tree, name="linnos_tree", integer=True))  # doctest: +SKIP
     """
-    tables = model if isinstance(model, (TreeTables, AdditiveTables)) else model_tables(model)
-    prefix = identifier(name)
-    source = type(model).__name__
-    if not integer:
-        if check_data is not None:
-            raise ValueError("check_data is for integer mode (float mode is exact)")
-        writer = _TreeWriter(tables, prefix, None) if isinstance(tables, TreeTables) else _AdditiveWriter(tables, prefix, None)
-        return writer.header(source, None)
-    quantized = quantize(tables, feature_scales=feature_scales, score_scale=score_scale)
-    report = None
+    if integer:
+        return integer_c(model, name=name, feature_scales=feature_scales, score_scale=score_scale,
+                         check_data=check_data).source
     if check_data is not None:
-        report = quantized.compare(encode_categories(tables, check_data))
-    writer = _TreeWriter(tables, prefix, quantized) if isinstance(tables, TreeTables) else _AdditiveWriter(tables, prefix, quantized)
-    return writer.header(source, report)
+        raise ValueError("check_data is for integer mode (float mode is exact)")
+    tables = _tables(model)
+    return _writer(tables, identifier(name), None).header(type(model).__name__, None)
+
+
+class IntegerC(NamedTuple):
+    """Integer mode's header ``source``, the ``quantized`` model it was written from (what a caller
+    scales its rows with) and the ``report`` of mismatches on ``check_data`` (None without it)."""
+
+    source: str
+    quantized: IntegerTree | IntegerAdditive
+    report: QuantizationReport | None
+
+
+def integer_c(model, *, name: str = "primo_model", feature_scales="auto", score_scale: int = DEFAULT_SCORE_SCALE,
+              check_data=None) -> IntegerC:
+    """:func:`to_c` in integer mode, with the quantized model and its mismatch report (computed once).
+
+    Example
+    -------
+    >>> header = integer_c(tree, name="linnos_tree", check_data=X_test)  # doctest: +SKIP
+    >>> header.report.summary()  # doctest: +SKIP
+    """
+    tables = _tables(model)
+    quantized = quantize(tables, feature_scales=feature_scales, score_scale=score_scale)
+    report = None if check_data is None else quantized.compare(encode_categories(tables, check_data))
+    source = _writer(tables, identifier(name), quantized).header(type(model).__name__, report)
+    return IntegerC(source, quantized, report)
+
+
+def _tables(model):
+    return model if isinstance(model, (TreeTables, AdditiveTables)) else model_tables(model)
+
+
+def _writer(tables, prefix: str, quantized):
+    return (_TreeWriter if isinstance(tables, TreeTables) else _AdditiveWriter)(tables, prefix, quantized)
 
 
 class _Writer:
