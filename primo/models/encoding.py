@@ -81,9 +81,17 @@ def dtype_kind(dtype, name) -> str:
                      argument="X", column=str(name))
 
 
-#: A date, optionally with a time and zone, as ISO 8601 writes it or with slashes (day and month either way).
-DATE_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?"
-                       r"|\d{1,2}/\d{1,2}/\d{2,4}( \d{1,2}:\d{2}(:\d{2})?)?")
+_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_CLOCK = r"([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?"
+#: A date that names its year (a month's name or a time of day alone recurs, so it stays a category),
+#: with an optional time and zone: ISO 8601 (``2024-01-31``, also with slashes), day and month either
+#: way with slashes or dots (``1/31/2024``; ``31.01.2024`` with a 4-digit year only, unlike version
+#: numbers), with a month's name (``31 Jan 2024``, ``January 31, 2024``, ``Jan 2024``, ``2024-Jan-31``)
+#: or a quarter (``2024Q1``, ``2024 Q1``).
+DATE_TEXT = re.compile(
+    rf"(\d{{4}}[-/]\d{{1,2}}[-/]\d{{1,2}}|\d{{1,2}}/\d{{1,2}}/\d{{2,4}}|\d{{1,2}}\.\d{{1,2}}\.\d{{4}}"
+    rf"|\d{{1,2}}[ -]{_MONTH}[-, ]*\d{{4}}|{_MONTH} (\d{{1,2}},? )?\d{{4}}|\d{{4}}-{_MONTH}(-\d{{1,2}})?){_CLOCK}"
+    r"|\d{4} ?q[1-4]", re.IGNORECASE)
 
 
 def check_no_dates_as_text(X: pd.DataFrame) -> None:

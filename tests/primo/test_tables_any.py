@@ -114,7 +114,9 @@ def test_datetime_column_is_a_clear_error(table):
 
 
 @pytest.mark.parametrize("dates", [["2024-01-31", "2024-02-01"], ["1/31/2024", "2/1/2024"],
-                                   ["2024-01-31T08:00:00Z", "2024-02-01T09:30:00+01:00"]])
+                                   ["2024-01-31T08:00:00Z", "2024-02-01T09:30:00+01:00"], ["31.01.2024", "01.02.2024"],
+                                   ["31 Jan 2024", "1-Feb-2024"], ["January 31, 2024", "Feb 2024"],
+                                   ["1959Q1", "1959 q2"]])
 def test_dates_written_as_text_are_a_clear_error_at_fit_unless_given_as_categories(table, dates):
     X, y = table
     sold_on = pd.Series(np.resize(np.array(dates + [None], dtype=object), len(X)), index=X.index)
@@ -122,6 +124,13 @@ def test_dates_written_as_text_are_a_clear_error_at_fit_unless_given_as_categori
         PrDTRegressor().fit(X.assign(sold_on=sold_on), y)
     PrDTRegressor().fit(X.assign(sold_on=sold_on.astype("category")), y)  # labels on purpose
     PrDTRegressor().fit(X.assign(sold_on=sold_on.where(X.index % 7 != 0, "soon")), y)  # not every value a date
+
+
+@pytest.mark.parametrize("labels", [["May", "June"], ["10:30", "11:00"], ["4.19.12", "5.15.0"], ["2024", "2025"]])
+def test_recurring_or_yearless_labels_stay_categories(table, labels):
+    """A month's name or a time of day recurs; versions and bare years are not dates written as text."""
+    X, y = table
+    PrDTRegressor().fit(X.assign(label=np.resize(np.array(labels, dtype=object), len(X))), y)
 
 
 def test_primo_fit_names_a_date_column_of_a_csv(table, tmp_path, capsys):
