@@ -9,7 +9,8 @@ a target of 1e15, 50 classes of 8 rows, 300 columns on 150 rows, 12 rows. Each c
 * ``fits``: PrimoRegressor/PrimoClassifier (6 trials), the default PrDT and a short PrAM fit on the first 75%
   of the rows, and on the rest the reloaded model file, compiled Python, ONNX, Lua, JavaScript and C must
   reproduce ``predict`` (a relative tolerance of 1e-12 on top of ``fresh_tables``' absolute one: a target
-  of 1e15 sums to other last bits in another order) and the HTML report must build; no search trial may
+  of 1e15 sums to other last bits in another order), integer-mode C must run its quantized model (as
+  ``fresh_tables`` checks it) and the HTML report must build; no search trial may
   fail unless a family refuses the table;
 * ``refused``: the fit raises an :class:`primo.errors.InputError` (or ``ColumnMismatchError``) naming the
   argument or column at fault.
@@ -135,7 +136,7 @@ def run_table(name: str, X, y, task: str, expected: str, names) -> list[dict]:
                 problems = ["fitted, but this table must be refused"]
             else:
                 model = getattr(fitted, "best_estimator_", fitted)
-                problems = export_problems(model, X.iloc[cut:], y.iloc[cut:], Path(directory))
+                problems, row["integer_c"] = export_problems(model, X.iloc[cut:], y.iloc[cut:], Path(directory))
                 failed = sum(int(s.trials_["error"].notna().sum()) for s in getattr(fitted, "searches_", {}).values())
                 if failed and expected == "fits":  # a family that refuses the table fails its trials
                     problems.append(f"{failed} search trials failed")

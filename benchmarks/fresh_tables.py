@@ -12,7 +12,9 @@ selection, the default budget), default ``PrDT*(random_state=0)`` and ``PrAM*(ra
 75%; on the held-out 25% (unseen categories and missing values included) each model's predictions
 must be reproduced exactly by the reloaded model file, the compiled Python predictor, ONNX
 (onnxruntime), Lua (lua5.1), JavaScript (node) and C (gcc) (1e-9 absolute; Lua prints 17 digits:
-1e-6), and the HTML report must build. One line per (table, model): the kept family and size, fit
+1e-6); integer-mode C (gcc, rows scaled as its header says) must differ from the model on exactly as
+many rows as its quantization report counts (the report is kept in the JSON row as ``integer_c``); and
+the HTML report must build. One line per (table, model): the kept family and size, fit
 seconds, failed search trials, the held-out headline loss (one split: informative, not a claim) and
 ``OK`` or the problems found. A date column's refusal counts as OK when the error names the column.
 
@@ -42,7 +44,7 @@ import pandas as pd
 import primo
 from primo import PrAMClassifier, PrAMRegressor, PrDTClassifier, PrDTRegressor, PrimoClassifier, PrimoRegressor
 from primo.errors import InputError
-from primo.export import FORMATS, compile_python, encode_categories, export_model, model_tables
+from primo.export import FORMATS, compile_python, encode_categories, export_model, integer_c, model_tables
 from primo.export.runtimes import differing_rows, verify_export
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -98,9 +100,11 @@ def load(name: str):
     return frame.drop(columns=[target, *drop]), frame[target], task
 
 
-def export_problems(model, X_test, y_test, directory: Path) -> list[str]:
+def export_problems(model, X_test, y_test, directory: Path) -> tuple[list[str], dict | None]:
     """Which paths do not reproduce ``model.predict`` on the held-out rows (or raise): the model file, the
-    compiled Python predictor, and every export format run as a file in its runtime (:func:`verify_export`)."""
+    compiled Python predictor, and every export format run as a file in its runtime (:func:`verify_export`);
+    and integer-mode C, compiled and run on the rows scaled as its header says, which must differ from the
+    float model on exactly the rows its quantization report counts (that report is returned)."""
     expected = np.asarray(model.predict(X_test))
     tables = model_tables(model)
     rows = encode_categories(tables, X_test)
@@ -126,11 +130,23 @@ def export_problems(model, X_test, y_test, directory: Path) -> list[str]:
                 problems.append(f"{fmt} differs: {check.summary()}")
         except Exception as error:  # a benchmark reports every failure, whatever its type
             problems.append(f"{fmt} raised {type(error).__name__}: {error}")
+    quantization = None
+    try:
+        header = integer_c(model, name="m_int", check_data=X_test)
+        path = directory / "m_int.h"
+        path.write_text(header.source)
+        check = verify_export(model, "c", path, X_test, name="m_int", integer=header.quantized)
+        quantization = header.report.to_dict()
+        if check.n_differ != header.report.n_different_predictions:
+            problems.append(f"integer C does not run its quantized model: {check.summary()}, but the "
+                            f"quantization report says {header.report.summary()}")
+    except Exception as error:  # a benchmark reports every failure, whatever its type
+        problems.append(f"integer C raised {type(error).__name__}: {error}")
     try:
         primo.report.build(model, X_test, y_test, local_rows=3).save(directory / "report.html")
     except Exception as error:
         problems.append(f"report raised {type(error).__name__}: {error}")
-    return problems
+    return problems, quantization
 
 
 def counterfactual_problems(model, X_train, X_test) -> list[str]:
@@ -202,7 +218,7 @@ def run_table(name: str) -> list[dict]:
                        failed_trials=int(sum(s.trials_["error"].notna().sum() for s in searches.values())),
                        loss={k: v for k, v in score("regression" if not classification else "multiclass", model,
                                                      X_test, y_test).items() if k in ("mae", "log_loss")})
-            problems = export_problems(model, X_test, y_test, Path(directory))
+            problems, row["integer_c"] = export_problems(model, X_test, y_test, Path(directory))
             if label == "auto" and not np.array_equal(np.asarray(fitted.predict(X_test)), np.asarray(model.predict(X_test))):
                 problems.append("selection's predict differs from its kept model's")
             if classification:

@@ -25,7 +25,8 @@ def register(subparsers) -> None:
     parser.add_argument("--integer", action="store_true", help="C only: integer-only code (no floating point)")
     parser.add_argument("--scale", default="auto",
                         help="integer mode: feature scale, 'auto' (default), one int, or comma-separated ints")
-    parser.add_argument("--score-scale", type=int, default=None, help="integer mode: fixed-point scale of scores")
+    parser.add_argument("--score-scale", type=int, default=None, help="integer mode: fixed-point scale of scores (default: 10^6, or the "
+                             "largest smaller power of ten under which the scores cannot overflow)")
     parser.add_argument("--check-data", default=None,
                         help="integer mode: CSV/Parquet table with the model's features to count mismatches on")
     parser.add_argument("--verify", default=None, metavar="TABLE",

@@ -49,7 +49,6 @@ from primo.export.codegen import (
     tree_branches,
 )
 from primo.export.quantize import (
-    DEFAULT_SCORE_SCALE,
     IntegerAdditive,
     IntegerTree,
     QuantizationReport,
@@ -67,7 +66,7 @@ _float = partial(float_literal, infinity="HUGE_VAL")
 
 
 def to_c(model, *, name: str = "primo_model", integer: bool = False, feature_scales="auto",
-         score_scale: int = DEFAULT_SCORE_SCALE, check_data=None) -> str:
+         score_scale: int | str = "auto", check_data=None) -> str:
     """C99 header source for a fitted PrDT or PrAM.
 
     Parameters
@@ -75,7 +74,8 @@ def to_c(model, *, name: str = "primo_model", integer: bool = False, feature_sca
     model : fitted PrDT/PrAM (or its :func:`~primo.export.tables.model_tables`).
     name : prefix of every function, table and macro (made a valid C identifier).
     integer : integer-only code for kernels; see :mod:`primo.export.quantize`.
-    feature_scales, score_scale : integer mode's scales (``"auto"`` picks powers of ten per feature).
+    feature_scales, score_scale : integer mode's scales (``"auto"``: powers of ten per feature; 10^6 for
+        scores, or the largest smaller power of ten under which they cannot overflow).
     check_data : rows (array or DataFrame) on which integer mode counts predictions that differ from
         the float model; the count is written into the header comment.
 
@@ -101,7 +101,7 @@ class IntegerC(NamedTuple):
     report: QuantizationReport | None
 
 
-def integer_c(model, *, name: str = "primo_model", feature_scales="auto", score_scale: int = DEFAULT_SCORE_SCALE,
+def integer_c(model, *, name: str = "primo_model", feature_scales="auto", score_scale: int | str = "auto",
               check_data=None) -> IntegerC:
     """:func:`to_c` in integer mode, with the quantized model and its mismatch report (computed once).
 

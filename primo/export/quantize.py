@@ -4,7 +4,9 @@ Every feature ``j`` gets an integer scale ``s_j``; the caller passes ``round(x_j
 integer and :data:`~primo.export.tables.INT_MISSING` (``INT64_MIN``) for a missing value. Thresholds
 are scaled the same way, so a split ``x <= t`` becomes ``x_int <= floor(t · s)`` and a PrAM cut ``x >= c``
 becomes ``x_int >= ceil(c · s)``: exact whenever ``x · s`` is an integer. Scores (PrAM terms, PrDT
-regression leaves) become fixed-point integers ``round(score · score_scale)``.
+regression leaves) become fixed-point integers ``round(score · score_scale)``; ``score_scale="auto"`` is
+10^6, or the largest smaller power of ten under which no score, nor a PrAM's sum of its terms, can
+overflow 64 bits (a target of 1e15 gets 10^3); a scale that would overflow is an error, never a wrap.
 
 With ``feature_scales="auto"`` each feature gets the smallest power of ten (up to 10^6) that makes all
 its thresholds multiples of one half (and its numeric categories integers). PrDT thresholds on
@@ -218,28 +220,49 @@ class IntegerAdditive(_IntegerModel):
 
 
 def quantize(tables: TreeTables | AdditiveTables, *, feature_scales="auto",
-             score_scale: int = DEFAULT_SCORE_SCALE) -> IntegerTree | IntegerAdditive:
+             score_scale: int | str = "auto") -> IntegerTree | IntegerAdditive:
     """Integer version of a model's tables.
 
     Parameters
     ----------
     tables : :func:`~primo.export.tables.model_tables` of the model.
     feature_scales : ``"auto"``, one int for all features, or one int per feature.
-    score_scale : fixed-point scale of scores (PrAM terms, PrDT regression leaves).
+    score_scale : fixed-point scale of scores (PrAM terms, PrDT regression leaves), or ``"auto"``.
 
     Example
     -------
     >>> integer = quantize(model_tables(tree), feature_scales=1)  # doctest: +SKIP
     >>> integer.thresholds  # doctest: +SKIP
     """
-    score_scale = int(score_scale)
-    if score_scale < 1:
-        raise ValueError(f"score_scale must be a positive integer, got {score_scale}")
     if isinstance(tables, TreeTables):
-        return _quantize_tree(tables, feature_scales, score_scale)
+        largest = 0.0 if tables.is_classifier else float(np.abs(tables.leaf_values[:, 0]).max(initial=0.0))
+        return _quantize_tree(tables, feature_scales, _score_scale(score_scale, largest))
     if isinstance(tables, AdditiveTables):
-        return _quantize_additive(tables, feature_scales, score_scale)
+        # The decision sums the intercept and one entry of each term: bound the sum, not only each entry.
+        largest = float(np.abs(tables.intercept).max(initial=0.0)
+                        + sum(np.abs(term.scores).max(initial=0.0) for term in tables.terms))
+        return _quantize_additive(tables, feature_scales, _score_scale(score_scale, largest))
     raise TypeError(f"expected TreeTables or AdditiveTables, got {type(tables).__name__}")
+
+
+def _score_scale(requested, largest: float) -> int:
+    """The fixed-point scale: ``requested``, or for ``"auto"`` the largest power of ten up to
+    :data:`DEFAULT_SCORE_SCALE` under which scores up to ``largest`` in absolute value fit in int64."""
+    fits = (lambda scale: largest * scale + 1 <= _INT_LIMIT)  # + 1: rounding of each table entry
+    if isinstance(requested, str):
+        if requested != "auto":
+            raise ValueError(f"score_scale must be 'auto' or a positive integer, got {requested!r}")
+        scale = next((10 ** k for k in range(MAX_DECIMALS, -1, -1) if fits(10 ** k)), None)
+        if scale is None:
+            raise ValueError(f"scores up to {largest:.3g} overflow 64-bit integers even at score_scale 1")
+        return scale
+    scale = int(requested)
+    if scale < 1:
+        raise ValueError(f"score_scale must be a positive integer, got {scale}")
+    if not fits(scale):
+        raise ValueError(f"score_scale {scale} overflows 64-bit integers on scores up to {largest:.3g}; "
+                         f"use at most {int(_INT_LIMIT // max(largest, 1.0)):d}, or 'auto'")
+    return scale
 
 
 def _quantize_tree(tables: TreeTables, feature_scales, score_scale: int) -> IntegerTree:
@@ -279,9 +302,6 @@ def _quantize_additive(tables: AdditiveTables, feature_scales, score_scale: int)
             binnings.append(Binning(binning.feature, binning.n_bins,
                                     categories=_to_int(np.rint(_scaled(binning.categories, scale))),
                                     category_bins=binning.category_bins))
-    for term in tables.terms:
-        if np.abs(term.scores).max(initial=0.0) * score_scale * (len(tables.terms) + 1) > _INT_LIMIT:
-            raise ValueError(f"score_scale {score_scale} overflows 64-bit integers on term {term.name!r}")
     return IntegerAdditive(
         tables=tables, feature_scales=scales, score_scale=score_scale, exactness=exactness, binnings=binnings,
         scores=[_fixed_point(term.scores, score_scale) for term in tables.terms],

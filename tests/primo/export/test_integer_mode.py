@@ -5,7 +5,7 @@ import pytest
 from primo.export import encode_categories, model_tables, quantize, to_c
 from primo.export.tables import INT_MISSING
 from tests.primo.export.conftest import NUMERIC
-from primo.export.runtimes import c_outputs
+from primo.export.runtimes import c_outputs, verify_export
 
 GAP = NUMERIC.index("gap_ms")
 
@@ -54,6 +54,31 @@ def test_missing_values_use_the_int64_min_marker(models, tmp_path):
     assert np.array_equal(out[:, 0], integer.decision_function(X_int)[:, 0])
     np.testing.assert_allclose(out[:, 0] / integer.score_scale, model.decision_function(X_check.head(50).assign(lat_prev1=np.nan)),
                                atol=1e-5)
+
+
+@pytest.mark.parametrize("family", ["prdt", "pram"])
+def test_score_scale_shrinks_rather_than_overflow_and_an_overflowing_scale_is_an_error(family, tmp_path):
+    """A target of 1e15 at 10^6 would wrap int64 (it did, silently, for PrDT leaves): 'auto' takes the
+    largest power of ten that fits, the compiled C gives the float predictions, and 10^6 asked for is an error."""
+    from primo import PrAMRegressor, PrDTRegressor
+
+    rng = np.random.default_rng(0)
+    X = np.round(rng.normal(size=(300, 3)), 2)
+    y = (X[:, 0] > 0) * 1e15 + X[:, 1] * 1e14
+    model = (PrDTRegressor(max_depth=4, random_state=0) if family == "prdt"
+             else PrAMRegressor(max_rounds=30, outer_bags=1, interactions=0, random_state=0)).fit(X, y)
+    tables = model_tables(model)
+    integer = quantize(tables)
+    assert integer.score_scale == 1000
+    path = tmp_path / "big.h"
+    path.write_text(to_c(model, name="big", integer=True))
+    check = verify_export(model, "c", path, X, name="big", integer=integer)
+    assert check.ok, check.summary()  # within fixed-point rounding at 10^3
+    with pytest.raises(ValueError, match="score_scale 1000000 overflows 64-bit integers.*at most"):
+        quantize(tables, score_scale=1_000_000)
+    with pytest.raises(ValueError, match="overflow 64-bit integers even at score_scale 1"):
+        quantize(model_tables((PrDTRegressor(max_depth=2) if family == "prdt" else
+                               PrAMRegressor(max_rounds=10, outer_bags=1, interactions=0)).fit(X, y * 1e5)))
 
 
 def test_bad_scales_are_rejected(models):
