@@ -43,6 +43,7 @@ import numpy as np
 from primo.export.codegen import float32_threshold
 from primo.export.tables import (
     INT_MISSING,
+    RELATIVE_TOLERANCE,
     AdditiveTables,
     Binning,
     TreeTables,
@@ -64,7 +65,8 @@ class QuantizationReport:
 
     ``n_different_paths``: rows reaching another leaf (PrDT) or another bin in some term (PrAM).
     ``n_different_predictions``: classifiers, rows with another label; regressors, rows whose output
-    differs by more than fixed-point rounding can explain (``0.5 · n_tables / score_scale``).
+    differs by more than fixed-point rounding can explain (``0.5 · n_tables / score_scale``, and
+    :data:`~primo.export.tables.RELATIVE_TOLERANCE` of the value, as an exported file is verified).
     ``max_abs_error``: largest |dequantized integer score − float score| (raw scores for PrAM, the
     prediction for PrDT regressors; ``None`` for PrDT classifiers, whose integer output is a label).
     """
@@ -117,6 +119,10 @@ class _IntegerModel:
         # Each fixed-point table entry is off by at most half a unit; 1e-9 absorbs float noise.
         return 0.5 * self._n_score_tables / self.score_scale + 1e-9
 
+    def _close(self, dequantized: np.ndarray, exact: np.ndarray) -> np.ndarray:
+        """Regression predictions equal up to fixed-point rounding and float64 precision."""
+        return np.isclose(dequantized, exact, rtol=RELATIVE_TOLERANCE, atol=self.prediction_tolerance)
+
     def scale_inputs(self, X) -> np.ndarray:
         """Integer rows as the caller must build them: ``round(x · scale)``, missing → ``INT64_MIN``."""
         X = np.asarray(X, dtype=np.float64)
@@ -155,8 +161,9 @@ class IntegerTree(_IntegerModel):
             n_predictions = int(np.sum(labels[float_leaf] != labels[int_leaf]))
             max_error = None
         else:
-            error = np.abs(self.leaf_values[int_leaf] / self.score_scale - self.tables.leaf_values[float_leaf, 0])
-            n_predictions = int(np.sum(error > self.prediction_tolerance))
+            dequantized, exact = self.leaf_values[int_leaf] / self.score_scale, self.tables.leaf_values[float_leaf, 0]
+            error = np.abs(dequantized - exact)
+            n_predictions = int(np.sum(~self._close(dequantized, exact)))
             max_error = float(error.max(initial=0.0))
         return QuantizationReport(
             n_rows=len(X),
@@ -208,7 +215,7 @@ class IntegerAdditive(_IntegerModel):
         if self.tables.is_classifier:
             n_predictions = int(np.sum(class_index(float_scores) != class_index(int_scores)))
         else:
-            n_predictions = int(np.sum(error > self.prediction_tolerance))
+            n_predictions = int(np.sum(~self._close(int_scores[:, 0] / self.score_scale, float_scores[:, 0])))
         return QuantizationReport(
             n_rows=len(X),
             n_different_paths=int(paths.sum()),

@@ -31,13 +31,12 @@ from pathlib import Path
 import numpy as np
 
 from primo.export.codegen import identifier, lua_string
-from primo.export.tables import TreeTables, encode_categories, model_tables
+from primo.export.tables import RELATIVE_TOLERANCE, TreeTables, encode_categories, model_tables
 
 GCC = ["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2"]
 #: Largest absolute difference a regression prediction may show, per format: what each promises
 #: (``primo/export/README.md``; JavaScript and Lua sum their scores in another order and print them).
 TOLERANCE = {"c": 1e-9, "js": 1e-6, "lua": 1e-6, "onnx": 1e-9, "json": 1e-9}
-RELATIVE_TOLERANCE = 1e-12
 RUNTIMES = {"c": "gcc", "js": "node", "lua": "lua5.1", "onnx": "onnxruntime", "json": "primo"}
 
 

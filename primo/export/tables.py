@@ -38,6 +38,9 @@ from primo.models.encoding import as_text
 
 #: The integer that stands for a missing value in integer mode (C: ``INT64_MIN``).
 INT_MISSING = np.iinfo(np.int64).min
+#: Relative precision to which two computations of one prediction agree (float64 sums of the same scores
+#: in another order, or a fixed-point score scaled back): a target of 1e15 carries rounding beyond 1e-9.
+RELATIVE_TOLERANCE = 1e-12
 
 _SUPPORTED_LINKS = ("identity", "logit", "mlogit")
 

@@ -74,6 +74,7 @@ def test_score_scale_shrinks_rather_than_overflow_and_an_overflowing_scale_is_an
     path.write_text(to_c(model, name="big", integer=True))
     check = verify_export(model, "c", path, X, name="big", integer=integer)
     assert check.ok, check.summary()  # within fixed-point rounding at 10^3
+    assert integer.compare(X).n_different_predictions == 0  # the report counts as the verification does
     with pytest.raises(ValueError, match="score_scale 1000000 overflows 64-bit integers.*at most"):
         quantize(tables, score_scale=1_000_000)
     with pytest.raises(ValueError, match="overflow 64-bit integers even at score_scale 1"):
