@@ -185,14 +185,15 @@ def summarize(path: str) -> None:
     picks = pd.DataFrame(picks)
     print(f"{len(rows)} folds of {picks['table'].nunique()} tables")
     print("| rule | folds without a test loss | tables lower / higher than the default rule | median relative "
-          "difference [95% over tables] | tables > 2% above the default PrAM | median size | EBM target "
-          "(sampled development tables) |")
-    print("|---|---|---|---|---|---|---|")
+          "difference [95% over tables] | tables > 2% above the default PrAM | median size | median size ratio "
+          "to the default rule | EBM target (sampled development tables) |")
+    print("|---|---|---|---|---|---|---|---|")
     for name in RULES:
         known = picks[picks[name].notna()]
-        columns = list(dict.fromkeys([name, "default", "default PrAM", name + " size"]))
+        columns = list(dict.fromkeys([name, "default", "default PrAM", name + " size", "default size"]))
         per_table = known.groupby("table", sort=False)[columns].mean()
         relative = per_table[name] / per_table["default"] - 1
+        size_ratio = per_table[name + " size"] / per_table["default size"]
         interval = "" if len(relative) < 2 else " [{:+.2%}, {:+.2%}]".format(*suite.median_interval(relative.to_numpy()))
         passes = []
         for table, values in per_table.iterrows():
@@ -202,7 +203,7 @@ def summarize(path: str) -> None:
         print(f"| {name} | {int(picks[name].isna().sum())} | {int((relative < -1e-12).sum())} / "
               f"{int((relative > 1e-12).sum())} | {relative.median():+.2%}{interval} | "
               f"{int((per_table[name] > 1.02 * per_table['default PrAM']).sum())} | "
-              f"{per_table[name + ' size'].median():.0f} | {sum(passes)}/{len(passes)} |")
+              f"{per_table[name + ' size'].median():.0f} | {size_ratio.median():.2f} | {sum(passes)}/{len(passes)} |")
 
 
 def main(argv=None) -> None:
