@@ -65,3 +65,12 @@ def test_only_development_tables_are_run(rules):
     held_out = next(n for n, s in rules.sampled_tables.draw(1).items() if s.role == "held_out")
     with pytest.raises(SystemExit):
         rules.main(["run", "/dev/null", "--tables", held_out])
+
+
+def test_confirmation_tables_are_draw_2s_unrun_held_out_tables(rules):
+    draw = rules.sampled_tables.draw(2)
+    assert all(draw[name].role == "held_out" for name in rules.CONFIRMATION)
+    ran = rules.suite.read_results(rules.sampled_tables.json_path(2))["tables"]
+    assert not set(rules.CONFIRMATION) & set(ran)  # none had been run by any contender
+    table, folds = rules.table_and_folds("Boston")
+    assert len(folds) == rules.sampled_tables.N_FOLDS and len(table.y) == sum(len(test) for _, test in folds)
