@@ -279,8 +279,18 @@ def _quantize_tree(tables: TreeTables, feature_scales, score_scale: int) -> Inte
     exact_edges = np.asarray([float32_threshold(t) for t in tables.threshold])
     binary_edges = {j: exact_edges[internal & (tables.feature == j)] for j in range(tables.n_features)}
     scales, exactness = _feature_scales(feature_scales, tables.n_features, splits, {}, binary_edges, FLOAT32_NOISE)
-    edges = np.where(np.asarray(exactness)[tables.feature] == EXACT_EDGES, exact_edges, tables.threshold)
-    thresholds = _to_int(np.floor(_scaled(edges, scales[tables.feature])))
+    kind = np.asarray(exactness)[tables.feature]
+    scale = scales[tables.feature]
+    floor = np.floor(_scaled(np.where(kind == EXACT_EDGES, exact_edges, tables.threshold), scale))
+    # On a multiples feature the caller's x_int = m stands for x = m / scale, which the float tree tests as
+    # float32(m / scale) <= t. A split between two float32 neighbours of one decimal (diamonds: 4.7999997
+    # and float32(4.8)) puts t within noise of m, where the floor can land on either side: take the
+    # largest m whose float32 passes the test, as the float tree does.
+    with np.errstate(invalid="ignore", over="ignore"):
+        passes = lambda m: (m / scale).astype(np.float32) <= tables.threshold  # noqa: E731
+        floor = np.where(kind != EXACT_ON_MULTIPLES, floor,
+                         np.where(passes(floor + 1), floor + 1, np.where(passes(floor), floor, floor - 1)))
+    thresholds = _to_int(floor)
     thresholds[~internal] = _INT64_MAX
     leaf_values = None if tables.is_classifier else _fixed_point(tables.leaf_values[:, 0], score_scale)
     return IntegerTree(tables=tables, feature_scales=scales, score_scale=score_scale, exactness=exactness,

@@ -82,6 +82,22 @@ def test_score_scale_shrinks_rather_than_overflow_and_an_overflowing_scale_is_an
                                PrAMRegressor(max_rounds=10, outer_bags=1, interactions=0)).fit(X, y * 1e5)))
 
 
+def test_a_split_at_a_float32_data_value_stays_exact_on_multiples():
+    """A threshold that is a float32 data value itself (diamonds' PrDT split ``z <= float32(3.54)``) is
+    353.99999... at scale 100: the floor sent z = 3.54 to the other side than the float tree does."""
+    import dataclasses
+
+    from primo import PrDTRegressor
+
+    x = np.array([3.53, 3.54, 3.55, 3.56] * 25)
+    tables = model_tables(PrDTRegressor(max_depth=1, random_state=0).fit(x.reshape(-1, 1), x > 3.545))
+    tables = dataclasses.replace(tables, threshold=np.where(tables.left != -1, float(np.float32(3.54)), tables.threshold))
+    integer = quantize(tables)
+    assert integer.feature_scales[0] == 100
+    rows = np.array([[3.53], [3.54], [3.55]])
+    assert np.array_equal(integer.apply(integer.scale_inputs(rows)), tables.apply(rows))
+
+
 def test_bad_scales_are_rejected(models):
     tables = model_tables(models["prdt_binary"][0])
     with pytest.raises(ValueError, match="feature_scales"):
