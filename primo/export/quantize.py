@@ -50,7 +50,6 @@ from primo.export.tables import (
     class_index,
 )
 
-DEFAULT_SCORE_SCALE = 1_000_000
 MAX_DECIMALS = 6
 _INT_LIMIT = 9.2e18  # a float just inside int64's range, for clipping before conversion
 _INT64_MAX = np.iinfo(np.int64).max
@@ -254,7 +253,7 @@ def quantize(tables: TreeTables | AdditiveTables, *, feature_scales="auto",
 
 def _score_scale(requested, largest: float) -> int:
     """The fixed-point scale: ``requested``, or for ``"auto"`` the largest power of ten up to
-    :data:`DEFAULT_SCORE_SCALE` under which scores up to ``largest`` in absolute value fit in int64."""
+    ``10^MAX_DECIMALS`` under which scores up to ``largest`` in absolute value fit in int64."""
     fits = (lambda scale: largest * scale + 1 <= _INT_LIMIT)  # + 1: rounding of each table entry
     if isinstance(requested, str):
         if requested != "auto":
