@@ -44,8 +44,7 @@ DEVELOPMENT = SUITE_DEVELOPMENT + list(SAMPLED_DEVELOPMENT)
 def development_table(name: str):
     """A development table and the folds its benchmark scores it on (the suite's first repeat, or 3)."""
     if name in SAMPLED_DEVELOPMENT:
-        table = sampled_tables.load_table(SAMPLED_DEVELOPMENT[name])
-        return table, suite.folds_for(table, sampled_tables.N_FOLDS, 1)
+        return sampled_tables.table_and_folds(SAMPLED_DEVELOPMENT[name])
     table = load_table(name)
     return table, suite.folds_for(table, FOLDS, 1)
 

@@ -111,8 +111,7 @@ def record(name: str, fold: int, X_train, y_train, X_test, y_test, task: str, se
 def table_and_folds(name: str):
     """A development or confirmation table and the folds its benchmark scores it on."""
     if name in CONFIRMATION:
-        table = sampled_tables.load_table(sampled_tables.draw(2)[name])
-        return table, suite.folds_for(table, sampled_tables.N_FOLDS, 1)
+        return sampled_tables.table_and_folds(sampled_tables.draw(2)[name])
     return auto_variants.development_table(name)
 
 

@@ -149,6 +149,12 @@ def _load(name: str, target: str) -> tuple[pd.DataFrame, pd.Series]:
     return frame.drop(columns=target), frame[target]
 
 
+def table_and_folds(spec: TableSpec) -> tuple[Table, list]:
+    """The table and the folds every contender is scored on (:data:`N_FOLDS`, one repeat)."""
+    table = load_table(spec)
+    return table, suite.folds_for(table, N_FOLDS, repeats=1)
+
+
 def load_table(spec: TableSpec) -> Table:
     """The table, at most :data:`MAX_ROWS` rows (seeded, stratified for classification)."""
     X, y = spec.load()
@@ -275,8 +281,7 @@ def main(argv=None) -> int:
     results_path = Path(args.json) if args.json else json_path(args.draw)
     results = suite.read_results(results_path)
     for name in [] if args.render_only else (args.tables or list(specs)):
-        table = load_table(specs[name])
-        folds = suite.folds_for(table, N_FOLDS, repeats=1)
+        table, folds = table_and_folds(specs[name])
         results = suite.evaluate_table(table, folds, N_FOLDS, args.contenders, results_path, order=specs)
     for role, entries in suite.tables_by_role(results).items():
         print(f"overall ({role}): {suite.overall_targets(entries)} {population(entries)}", flush=True)
