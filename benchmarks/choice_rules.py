@@ -5,12 +5,12 @@ fold, so a rerun with another ``--seed`` draws other validation folds and search
 automatic selection is fitted, and every PrAM candidate a rule could keep is refit on the fold's
 training rows (as selection refits its pick) and scored on its test rows: the simplification path (one
 refit of its base configuration, then ``PrAM.simplified`` for each step: the same model as fitting
-it), the base configuration, the default-estimator trial and every other trial the default rule finds
-within noise; the PrDT family's finalist is scored too. A *rule* is a function of the validated trials
+it), the base configuration, the default-estimator trial and every other trial the default rule before
+2026-11-29 (one paired standard error, whatever the folds' majority) finds within noise; the PrDT family's finalist is scored too. A *rule* is a function of the validated trials
 alone; :func:`summarize` applies each rule of :data:`RULES` offline and reads its pick's test loss from
 the record, so rules are compared on the very same fits, paired by fold. A pick without a recorded
 test loss (a PrDT subtree other than the family's finalist, the only one refit, or a trial outside the
-default rule's noise band, which only a rule that is not stricter can pick) is counted and its fold
+noise band, which only a rule that is not stricter can pick) is counted and its fold
 left out of that rule's tables.
 
 Only development tables are accepted (this script informs defaults), and the confirmation tables of
@@ -88,7 +88,8 @@ def record(name: str, fold: int, X_train, y_train, X_test, y_test, task: str, se
             for index in trials.index[trials["params"].map(lambda p: p == base_params)]:
                 tested[index] = test_loss(base)
         pool = pd.concat([trials.assign(family="pram"), prdt_trials.assign(family="prdt")], ignore_index=True)
-        within = choice.within_noise(pool, pool["score"].astype(float).idxmin(), None)
+        with _without_majority():
+            within = choice.within_noise(pool, pool["score"].astype(float).idxmin(), None)
         band = set(pool.loc[within & (pool["family"] == "pram"), "trial"])
         for index, row in trials[trials["trial"].isin(band) | (trials["source"] == "estimator")].iterrows():
             if index not in tested:
@@ -153,20 +154,20 @@ def _isotonic(trials):
     return choice.choose_trial(smoothed)
 
 
-def _majority(trials):
-    """The default rule, among trials no worse than the best on at least half of the folds."""
-    best = trials["score"].astype(float).idxmin()
-    best_losses = np.asarray(trials.at[best, "fold_losses"])
-    # A raced trial scored on fewer folds is unpaired: within_noise alone decides for it.
-    worse_share = trials["fold_losses"].map(
-        lambda losses: np.mean(np.asarray(losses) > best_losses) if len(losses) == len(best_losses) else 0.0)
-    # The best trial is worse on no fold, so it stays in and the rule measures noise from it as before.
-    return choice.choose_trial(trials[worse_share <= 0.5])
+def _without_majority():
+    """The default rule as before 2026-11-29: within one paired standard error (capped), however many
+    folds the trial loses on (a superset of today's band)."""
+    return mock.patch.object(choice, "worse_share", lambda losses, best_losses: 0.0)
 
 
-RULES = {"default": choice.choose_trial, "cap 1%": _capped(0.01), "cap 0.5%": _capped(0.005),
-         "lowest S": lambda trials: choice.choose_trial(trials, tolerance=0.0),
-         "isotonic": _isotonic, "majority of folds": _majority}
+def _standard_error_only(trials):
+    with _without_majority():
+        return choice.choose_trial(trials)
+
+
+RULES = {"default": choice.choose_trial, "before 2026-11-29": _standard_error_only, "cap 1%": _capped(0.01),
+         "cap 0.5%": _capped(0.005), "lowest S": lambda trials: choice.choose_trial(trials, tolerance=0.0),
+         "isotonic": _isotonic}
 
 
 def _ebm(table: str):

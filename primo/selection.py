@@ -162,7 +162,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Search every family, keep the simplest model within noise of the best that meets the limits."""
-        from primo.search.choice import choose_trial, within_noise
+        from primo.search.choice import smallest, within_noise
         from primo.search.searchers import TrialsFailedError
 
         self._check_limits()
@@ -204,8 +204,8 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         for family in self.searches_:
             rows = eligible[eligible["family"] == family]
             close = rows[near[rows.index]]
-            if not close.empty:
-                finalist = choose_trial(close, self.tolerance)
+            if not close.empty:  # already within noise of the best of every family
+                finalist = smallest(close)
             else:  # nothing within noise of the best (or within the limits): the family's own best
                 rows = rows if not rows.empty else pool[pool["family"] == family]
                 finalist = rows["score"].astype(float).idxmin()

@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from primo.report.svg import fmt
-from primo.search.choice import MAX_NOISE_MARGIN, ONE_STANDARD_ERROR_RULE, RULE_BEFORE_2026_11, pareto_front
+from primo.search.choice import (MAX_NOISE_MARGIN, ONE_STANDARD_ERROR_RULE, RULE_BEFORE_2026_11,
+                                 RULE_BEFORE_2026_11_29, pareto_front)
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,10 @@ def rule_sentence(search) -> str:
     objective = "validated loss" if search.lam == 0 else "validated S = loss + λ·C^γ"
     rule = search.rule
     if rule == ONE_STANDARD_ERROR_RULE:
+        return (f"the smallest model whose {objective} is within one paired standard error of the lowest "
+                f"(and at most {MAX_NOISE_MARGIN:.0%} above it), and no worse than the lowest on at least half "
+                "of the validation folds (or hold-out chunks).")
+    if rule == RULE_BEFORE_2026_11_29:
         return (f"the smallest model whose {objective} is within one paired standard error of the lowest "
                 f"(and at most {MAX_NOISE_MARGIN:.0%} above it).")
     if rule == RULE_BEFORE_2026_11:
