@@ -3,7 +3,8 @@
 Every feature ``j`` gets an integer scale ``s_j``; the caller passes ``round(x_j · s_j)`` as a 64-bit
 integer and :data:`~primo.export.tables.INT_MISSING` (``INT64_MIN``) for a missing value. Thresholds
 are scaled the same way, so a split ``x <= t`` becomes ``x_int <= floor(t · s)`` and a PrAM cut ``x >= c``
-becomes ``x_int >= ceil(c · s)``: exact whenever ``x · s`` is an integer. Scores (PrAM terms, PrDT
+becomes ``x_int >= ceil(c · s)``: exact whenever ``x · s`` is an integer (where ``t`` or ``c`` lies
+within float noise of such an ``x``, the integer edge is moved to the side the float model puts ``x``). Scores (PrAM terms, PrDT
 regression leaves) become fixed-point integers ``round(score · score_scale)``; ``score_scale="auto"`` is
 10^6, or the largest smaller power of ten under which no score, nor a PrAM's sum of its terms, can
 overflow 64 bits (a target of 1e15 gets 10^3); a scale that would overflow is an error, never a wrap.
@@ -313,7 +314,15 @@ def _quantize_additive(tables: AdditiveTables, feature_scales, score_scale: int)
     for binning in tables.binnings:
         scale = scales[binning.feature]
         if binning.cuts is not None:
-            binnings.append(Binning(binning.feature, binning.n_bins, cuts=_to_int(np.ceil(_scaled(binning.cuts, scale)))))
+            ceiling = np.ceil(_scaled(binning.cuts, scale))
+            if exactness[binning.feature] == EXACT_ON_MULTIPLES:
+                # x_int = m stands for x = m / scale, which the float model bins past a cut c when m / scale >= c.
+                # A cut within float noise of a data value (a midpoint such as (4.7 + 4.9) / 2 =
+                # 4.800000000000001) sends that value below the cut in float: take the smallest m that passes.
+                with np.errstate(invalid="ignore", over="ignore"):
+                    passes = lambda m: m / scale >= binning.cuts  # noqa: E731
+                    ceiling = np.where(passes(ceiling - 1), ceiling - 1, np.where(passes(ceiling), ceiling, ceiling + 1))
+            binnings.append(Binning(binning.feature, binning.n_bins, cuts=_to_int(ceiling)))
         else:
             binnings.append(Binning(binning.feature, binning.n_bins,
                                     categories=_to_int(np.rint(_scaled(binning.categories, scale))),

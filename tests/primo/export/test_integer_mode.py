@@ -98,6 +98,22 @@ def test_a_split_at_a_float32_data_value_stays_exact_on_multiples():
     assert np.array_equal(integer.apply(integer.scale_inputs(rows)), tables.apply(rows))
 
 
+def test_a_pram_cut_within_noise_of_a_data_value_stays_exact_on_multiples():
+    """interpret's cut between 4.7 and 4.9 is 4.800000000000001: the float model bins x = 4.8 below it,
+    the ceiling of 48.00000000000001 put the integer cut at 49 and 48 above it."""
+    from primo import PrAMRegressor
+
+    x = np.array([4.7, 4.9, 5.3, 5.1] * 50)
+    model = PrAMRegressor(max_rounds=50, outer_bags=1, interactions=0, n_jobs=1, random_state=0)
+    tables = model_tables(model.fit(x.reshape(-1, 1), (x > 4.8) * 1.0))
+    assert 4.8 < tables.binnings[0].cuts[0] < 4.8 + 1e-12
+    integer = quantize(tables)
+    assert integer.feature_scales[0] == 10
+    rows = np.array([4.7, 4.8, 4.9, 5.0, 5.1, 5.2, 5.3])
+    assert np.array_equal(integer.binnings[0].lookup(integer.scale_inputs(rows.reshape(-1, 1))[:, 0]),
+                          tables.binnings[0].lookup(rows))
+
+
 def test_bad_scales_are_rejected(models):
     tables = model_tables(models["prdt_binary"][0])
     with pytest.raises(ValueError, match="feature_scales"):
