@@ -390,8 +390,8 @@ class PrimoClassifier(ClassifierMixin, _PrimoAutoBase):
     scoring : validation loss (see :func:`primo.search.resolve_loss`); default log loss, so the
         kept model's probabilities can be trusted; log loss and calibration error are reported
         beside any other choice.
-    tolerance : None (paired one-standard-error rule) or a fraction of the trivial predictor's loss;
-        0 keeps the lowest objective (see :mod:`primo.search.choice`).
+    tolerance : None (paired one-standard-error rule, no worse on half the folds) or a fraction of the
+        trivial predictor's loss; 0 keeps the lowest objective (see :mod:`primo.search.choice`).
     max_latency_us : float, optional — limit on the measured median single-row latency of the deployed
         path (Primo's compiled predictor, as embedded by :mod:`primo.export`).
     min_score : float, optional — minimum validation score (accuracy, F1, R² or a scorer).

@@ -4,7 +4,8 @@ All three evaluate configurations θ on hold-out or k-fold validation, in parall
 joblib backend, e.g. Dask or Ray, can run them), keep the full trial history as a DataFrame
 (``trials_``), and refit the configuration they keep on all the data. Which configuration they keep
 is the rule of :mod:`primo.search.choice`: the **simplest** trial (smallest ``size``) whose objective
-S(θ) = P(θ) + λ·C(θ)^γ is within one standard error of the lowest (``tolerance=None``), or within
+S(θ) = P(θ) + λ·C(θ)^γ is within one paired standard error of the lowest and no worse than it on half
+the validation units (``tolerance=None``), or within
 ``tolerance`` × the trivial predictor's loss; ``tolerance=0`` keeps the lowest S (the paper's rule).
 
 Every trial row records the validation loss P (``loss``), its standard error over folds (or over
