@@ -160,3 +160,15 @@ def test_paired_interval_is_wider_than_the_plain_t_interval(suite):
     mean, low, high = suite.script.paired_interval(d, n_train=80, n_test=20)
     plain = 2.776 * d.std(ddof=1) / np.sqrt(5)  # t(0.975, 4) × standard error
     assert mean == pytest.approx(0.2) and (high - low) / 2 > plain
+
+
+def test_fit_times_of_contenders_run_apart_compare_only_through_the_machine_speed(suite):
+    def entry(auto_run, ebm_run):
+        return {"meta": {"contender_runs": {"primo_auto": auto_run, "ebm": ebm_run}},
+                "summary": {"contenders": {"primo_auto": {"fit_s": 12.0}, "ebm": {"fit_s": 10.0}}}}
+    today, yesterday = {"date_utc": "b", "reference_fit_s": 0.6}, {"date_utc": "a", "reference_fit_s": 0.2}
+    compare = suite.script.comparable_fit_s
+    assert compare(entry(today, today), "primo_auto", "ebm") == 12.0  # one run: as measured
+    assert compare(entry(today, yesterday), "primo_auto", "ebm") == pytest.approx(4.0)  # a 3x slower machine
+    assert compare(entry({"date_utc": "b"}, yesterday), "primo_auto", "ebm") is None  # a run of unknown speed
+    assert suite.script.reference_fit_s() > 0
