@@ -44,7 +44,8 @@ def register(subparsers) -> None:
                              "rmse, mape, wmape, r2 or a scikit-learn scorer")
     parser.add_argument("--tolerance", type=float, default=None,
                         help="keep the smallest model whose objective is within this fraction of the trivial "
-                             "predictor's loss of the best (default: within one paired standard error and no worse on half the folds; 0: the best)")
+                             "predictor's loss of the best (default: within one paired standard error and no "
+                             "worse on half the folds; 0: the best)")
     parser.add_argument("--lam", type=float, default=0.0, help="complexity weight λ in the paper's S = P + λ·C^γ")
     parser.add_argument("--gamma", type=float, default=1.0, help="complexity exponent γ")
     parser.add_argument("--cv", type=int, default=None,

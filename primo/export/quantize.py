@@ -4,8 +4,8 @@ Every feature ``j`` gets an integer scale ``s_j``; the caller passes ``round(x_j
 integer and :data:`~primo.export.tables.INT_MISSING` (``INT64_MIN``) for a missing value. Thresholds
 are scaled the same way, so a split ``x <= t`` becomes ``x_int <= floor(t · s)`` and a PrAM cut ``x >= c``
 becomes ``x_int >= ceil(c · s)``: exact whenever ``x · s`` is an integer (where ``t`` or ``c`` lies
-within float noise of such an ``x``, the integer edge is moved to the side the float model puts ``x``). Scores (PrAM terms, PrDT
-regression leaves) become fixed-point integers ``round(score · score_scale)``; ``score_scale="auto"`` is
+within float noise of such an ``x``, the integer edge is moved to the side the float model puts ``x``).
+Scores (PrAM terms, PrDT regression leaves) become fixed-point integers ``round(score · score_scale)``; ``score_scale="auto"`` is
 10^6, or the largest smaller power of ten under which no score, nor a PrAM's sum of its terms, can
 overflow 64 bits (a target of 1e15 gets 10^3); a scale that would overflow is an error, never a wrap.
 
