@@ -487,6 +487,20 @@ def fmt(value, digits=3) -> str:
     return f"{value:.{digits}g}" if abs(value) < 1 else f"{value:.{digits + 1}g}"
 
 
+def fit_line(overall: dict) -> str:
+    """The fit-time target's line, saying on how many tables auto's and EBM's fit times compare."""
+    line = "- median fit time auto ≤ EBM: "
+    compared, tables = overall["fit_compared_tables"], overall["tables"]
+    if compared == 0:  # both ran (None when one did not)
+        return line + ("not evaluated: on every table auto and EBM ran apart, on machines of unrecorded speed "
+                       "(`reference_fit_s`)")
+    line += (f"{fmt(overall['median_fit_s_auto'], 2)} s vs {fmt(overall['median_fit_s_ebm'], 2)} s → "
+             f"{verdict(overall['median_fit_pass'])}")
+    if compared is not None and 0 < compared < tables:
+        line += f" (on the {compared} tables where they ran together or on machines of recorded speed)"
+    return line
+
+
 def comparable_fit_s(entry: dict, name: str, reference: str) -> float | None:
     """Contender ``name``'s mean fit seconds on a table, in the seconds of the machine ``reference`` ran on:
     as measured when both ran in one run, scaled by the runs' :func:`reference_fit_s` when they ran apart,
@@ -517,8 +531,9 @@ def overall_targets(entries: dict) -> dict:
     selection = [t["summary"]["targets"].get("selection_vs_defaults", {}).get("pass", False) for t in tables]
 
     # Medians over the tables where both fit times ran and can be compared (a crashed contender has none).
+    fits_ran = ran("primo_auto") and ran("ebm")
     fits = [(comparable_fit_s(t, "primo_auto", "ebm"), t["summary"]["contenders"]["ebm"].get("fit_s"))
-            for t in tables] if ran("primo_auto") and ran("ebm") else []
+            for t in tables] if fits_ran else []
     fits = [(auto, ebm) for auto, ebm in fits if auto is not None and ebm is not None]
     auto_fit = float(np.median([auto for auto, _ in fits])) if fits else None
     ebm_fit = float(np.median([ebm for _, ebm in fits])) if fits else None
@@ -529,7 +544,7 @@ def overall_targets(entries: dict) -> dict:
         "auto_within_2pct_and_5x_smaller": f"{sum(auto_ebm)}/{len(tables)}",
         "auto_within_2pct_and_5x_smaller_pass":
             sum(auto_ebm) >= 0.8 * len(tables) if ran("primo_auto") and ran("ebm") else None,
-        "median_fit_s_auto": auto_fit, "median_fit_s_ebm": ebm_fit, "fit_compared_tables": len(fits),
+        "median_fit_s_auto": auto_fit, "median_fit_s_ebm": ebm_fit, "fit_compared_tables": len(fits) if fits_ran else None,
         "median_fit_pass": auto_fit <= ebm_fit if auto_fit is not None and ebm_fit is not None else None,
         "selection_never_worse": f"{sum(selection)}/{len(tables)}",
         "selection_never_worse_pass": all(selection) if all(ran(c) for c in PRIMO_CONTENDERS) else None,
@@ -592,11 +607,7 @@ def group_lines(entries: dict, label: str) -> list[str]:
               + (f" (crashed: {', '.join(overall['primo_crashes'])})" if overall["primo_crashes"] else ""),
               f"- auto within 2% of EBM and ≥ 5× smaller on ≥ 80% of tables: "
               f"{overall['auto_within_2pct_and_5x_smaller']} → {verdict(overall['auto_within_2pct_and_5x_smaller_pass'])}",
-              f"- median fit time auto ≤ EBM: {fmt(overall['median_fit_s_auto'], 2)} s vs "
-              f"{fmt(overall['median_fit_s_ebm'], 2)} s → {verdict(overall['median_fit_pass'])}"
-              + (f" (on the {overall['fit_compared_tables']} tables whose fit times compare: the others' auto "
-                 "and EBM ran apart, on machines of unrecorded speed)"
-                 if overall["fit_compared_tables"] < overall["tables"] else ""),
+              fit_line(overall),
               f"- selection never worse than the better default beyond noise: "
               f"{overall['selection_never_worse']} → {verdict(overall['selection_never_worse_pass'])}",
               ""]
