@@ -6,8 +6,9 @@ automatic selection is fitted, and every PrAM candidate a rule could keep is ref
 training rows (as selection refits its pick) and scored on its test rows: the simplification path (one
 refit of its base configuration, then ``PrAM.simplified`` for each step: the same model as fitting
 it), the base configuration, the default-estimator trial and every other trial the default rule before
-2026-11-29 (one paired standard error, whatever the folds' majority) finds within noise; the PrDT family's finalist is scored too. A *rule* is a function of the validated trials
-alone; :func:`summarize` applies each rule of :data:`RULES` offline and reads its pick's test loss from
+2026-11-29 (one paired standard error, whatever the folds' majority) finds within noise; the PrDT
+family's finalist is scored too. A *rule* is a function of the validated trials alone;
+:func:`summarize` applies each rule of :data:`RULES` offline and reads its pick's test loss from
 the record, so rules are compared on the very same fits, paired by fold. A pick without a recorded
 test loss (a PrDT subtree other than the family's finalist, the only one refit, or a trial outside the
 noise band, which only a rule that is not stricter can pick) is counted and its fold

@@ -5,8 +5,8 @@ integer and :data:`~primo.export.tables.INT_MISSING` (``INT64_MIN``) for a missi
 are scaled the same way, so a split ``x <= t`` becomes ``x_int <= floor(t · s)`` and a PrAM cut ``x >= c``
 becomes ``x_int >= ceil(c · s)``: exact whenever ``x · s`` is an integer (where ``t`` or ``c`` lies
 within float noise of such an ``x``, the integer edge is moved to the side the float model puts ``x``).
-Scores (PrAM terms, PrDT regression leaves) become fixed-point integers ``round(score · score_scale)``; ``score_scale="auto"`` is
-10^6, or the largest smaller power of ten under which no score, nor a PrAM's sum of its terms, can
+Scores (PrAM terms, PrDT regression leaves) become fixed-point integers ``round(score · score_scale)``;
+``score_scale="auto"`` is 10^6, or the largest smaller power of ten under which no score, nor a PrAM's sum of its terms, can
 overflow 64 bits (a target of 1e15 gets 10^3); a scale that would overflow is an error, never a wrap.
 
 With ``feature_scales="auto"`` each feature gets the smallest power of ten (up to 10^6) that makes all
@@ -282,15 +282,10 @@ def _quantize_tree(tables: TreeTables, feature_scales, score_scale: int) -> Inte
     kind = np.asarray(exactness)[tables.feature]
     scale = scales[tables.feature]
     floor = np.floor(_scaled(np.where(kind == EXACT_EDGES, exact_edges, tables.threshold), scale))
-    # On a multiples feature the caller's x_int = m stands for x = m / scale, which the float tree tests as
-    # float32(m / scale) <= t. A split between two float32 neighbours of one decimal (diamonds: 4.7999997
-    # and float32(4.8)) puts t within noise of m, where the floor can land on either side: take the
-    # largest m whose float32 passes the test, as the float tree does.
-    with np.errstate(invalid="ignore", over="ignore"):
-        passes = lambda m: (m / scale).astype(np.float32) <= tables.threshold  # noqa: E731
-        floor = np.where(kind != EXACT_ON_MULTIPLES, floor,
-                         np.where(passes(floor + 1), floor + 1, np.where(passes(floor), floor, floor - 1)))
-    thresholds = _to_int(floor)
+    # The float tree tests float32(m / scale) <= t. A split between two float32 neighbours of one decimal
+    # (diamonds: 4.7999997 and float32(4.8)) puts t within noise of m: take the largest m that passes.
+    agreeing = _agreeing_edge(floor, lambda m: (m / scale).astype(np.float32) <= tables.threshold, step=1)
+    thresholds = _to_int(np.where(kind == EXACT_ON_MULTIPLES, agreeing, floor))
     thresholds[~internal] = _INT64_MAX
     leaf_values = None if tables.is_classifier else _fixed_point(tables.leaf_values[:, 0], score_scale)
     return IntegerTree(tables=tables, feature_scales=scales, score_scale=score_scale, exactness=exactness,
@@ -316,12 +311,10 @@ def _quantize_additive(tables: AdditiveTables, feature_scales, score_scale: int)
         if binning.cuts is not None:
             ceiling = np.ceil(_scaled(binning.cuts, scale))
             if exactness[binning.feature] == EXACT_ON_MULTIPLES:
-                # x_int = m stands for x = m / scale, which the float model bins past a cut c when m / scale >= c.
-                # A cut within float noise of a data value (a midpoint such as (4.7 + 4.9) / 2 =
-                # 4.800000000000001) sends that value below the cut in float: take the smallest m that passes.
-                with np.errstate(invalid="ignore", over="ignore"):
-                    passes = lambda m: m / scale >= binning.cuts  # noqa: E731
-                    ceiling = np.where(passes(ceiling - 1), ceiling - 1, np.where(passes(ceiling), ceiling, ceiling + 1))
+                # The float model bins m / scale past a cut c when m / scale >= c. A cut within noise of a data
+                # value (the midpoint (4.7 + 4.9) / 2 = 4.800000000000001) bins 4.8 below: take the smallest m
+                # that passes.
+                ceiling = _agreeing_edge(ceiling, lambda m: m / scale >= binning.cuts, step=-1)
             binnings.append(Binning(binning.feature, binning.n_bins, cuts=_to_int(ceiling)))
         else:
             binnings.append(Binning(binning.feature, binning.n_bins,
@@ -332,6 +325,18 @@ def _quantize_additive(tables: AdditiveTables, feature_scales, score_scale: int)
         scores=[_fixed_point(term.scores, score_scale) for term in tables.terms],
         intercept=_fixed_point(tables.intercept, score_scale),
     )
+
+
+def _agreeing_edge(edge: np.ndarray, passes, step: int) -> np.ndarray:
+    """Integer edges that put every multiple m on the side the float model puts m / scale.
+
+    ``edge`` is the scaled edge rounded (floor for a tree's ``<=``, ceiling for a cut's ``>=``), right
+    unless the float edge lies within noise of an integer; ``passes(m)`` is the float model's own test.
+    The answer is ``edge + step`` if it passes, else ``edge`` if it passes, else ``edge - step``
+    (``step=1``: the largest passing m, for a tree; ``step=-1``: the smallest, for a cut).
+    """
+    with np.errstate(invalid="ignore", over="ignore"):  # infinite edges stay infinite
+        return np.where(passes(edge + step), edge + step, np.where(passes(edge), edge, edge - step))
 
 
 def _feature_scales(requested, n_features: int, splits: dict, categories: dict, binary_edges: dict,

@@ -91,7 +91,8 @@ def test_a_split_at_a_float32_data_value_stays_exact_on_multiples():
 
     x = np.array([3.53, 3.54, 3.55, 3.56] * 25)
     tables = model_tables(PrDTRegressor(max_depth=1, random_state=0).fit(x.reshape(-1, 1), x > 3.545))
-    tables = dataclasses.replace(tables, threshold=np.where(tables.left != -1, float(np.float32(3.54)), tables.threshold))
+    split_at_data_value = np.where(tables.left != -1, float(np.float32(3.54)), tables.threshold)
+    tables = dataclasses.replace(tables, threshold=split_at_data_value)
     integer = quantize(tables)
     assert integer.feature_scales[0] == 100
     rows = np.array([[3.53], [3.54], [3.55]])
