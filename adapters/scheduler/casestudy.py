@@ -505,12 +505,17 @@ def render_readme(results: dict, out: Path | None = None) -> str:
                                                  "tiresias", "qssf_rolling", "qssf_primo", "lucid_primo",
                                                  "lucid_primo_noprof", "best"]),
                   _targets_text(results),
-                  "Regenerated 2026-11-25 after a fix to `EmbeddedScheduler` (git 6e7fc7e): an id a PrAM reads as a "
-                  "numeric category (SWF user ids are numbers) was looked up as text, found unseen and read as -1, so "
-                  "a kept PrAM's id terms gave every job their unseen-bin score. Only the logs whose kept model is "
-                  "such a PrAM moved (KTH, LLNL, MetaCentrum, SDSC); the largest move of one window's average JCT "
-                  "is KTH's `qssf_primo` at load 0.8, 8.23 → 8.97 h. No `best` column changed; the KTH load-0.95 "
-                  "claim `lucid_primo` < `tiresias` went from *does not hold* to *within noise*.",
+                  "Regenerated 2026-11-29 (`--parts workload policies`) because automatic selection changed since the "
+                  "2026-11-25 report: the default rule also requires a trial no worse than the best on at least half "
+                  "of the validation chunks, and keeps the smallest such trial of all families (38a53f0); the kept "
+                  "PrAM is refit on every training job with the default's bags (c255040); the simplification path "
+                  "also scores `max_terms` (9d6b232). Another trial was kept on KTH (141 → 273 pieces), MetaCentrum "
+                  "(36 → 46), SDSC (148 → 14) and wagap (66 → 60); the same trial, refit, on LLNL (421 → 463) and "
+                  "Alibaba (288); the same model on NASA and RICC. The better Primo variant's Spearman moved by at "
+                  "most 0.03 on the SWF logs (MetaCentrum 0.287 → 0.292, wagap 0.409 → 0.380) and the duration target "
+                  "is met on the same 3 of 7; on Alibaba the refit alone moved it from 0.336 to 0.274, now below "
+                  "LightGBM's 0.289 within noise. No `best` column changed; the largest move of an average JCT is "
+                  "KTH's `qssf_primo` at load 0.8, 6.66 → 6.99 h (`lucid_primo` 5.56 → 5.46 h).",
                   "### Paired differences over windows (hours, policy − reference, mean [95% bootstrap interval]; "
                   "negative = policy better; JCT unless marked queue)",
                   _md_table(_paired_rows(sims), ["trace", "load"] + [_paired_column(*c) for c in PAIRED_COLUMNS])]
