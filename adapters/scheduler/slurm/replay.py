@@ -918,8 +918,10 @@ def render_readme(results: dict, others: dict[str, dict] | None = None) -> str:
         lines = ["## Other runs kept here"]
         for name, other in others.items():
             for r in other["logs"]:
-                lines.append(f"- [{name}/]({name}/README.md): {r['log']}, {other['settings']['repeats']} rounds, "
-                             f"{_embedded_model(other['settings'], short=True)}: Slurm "
+                launch = pd.DataFrame(r["slurm_runs"])["launch_replay_s"].median() * 1000
+                lines.append(f"- [{name}/]({name}/README.md): {r['log']}, {other['settings']['repeats']} rounds"
+                             f"{_at_once_text(other['settings'])}, {_embedded_model(other['settings'], short=True)}; "
+                             f"replay {r['slurm_replay_s'] / 60:.1f} min, launch delay {launch:.0f} ms: Slurm "
                              f"`{_view_ranking(r, 'slurm')}`; simulator **{r['agreement']['simulator']['ranking']}**, "
                              f"Slurm-cadence simulator **{r['agreement']['simulator_slurm']['ranking']}**.")
         parts.append("\n".join(lines))
