@@ -515,7 +515,10 @@ def render_readme(results: dict, out: Path | None = None) -> str:
                   "most 0.03 on the SWF logs (MetaCentrum 0.287 → 0.292, wagap 0.409 → 0.380) and the duration target "
                   "is met on the same 3 of 7; on Alibaba the refit alone moved it from 0.336 to 0.274, now below "
                   "LightGBM's 0.289 within noise. No `best` column changed; the largest move of an average JCT is "
-                  "KTH's `qssf_primo` at load 0.8, 6.66 → 6.99 h (`lucid_primo` 5.56 → 5.46 h).",
+                  "KTH's `qssf_primo` at load 0.8, 6.66 → 6.99 h (`lucid_primo` 5.56 → 5.46 h). The decision-latency "
+                  "sections below were not re-measured: they time the model kept on 2026-11-24, and the machine of "
+                  "this regeneration ran that same code and model 2× slower than the recorded figures (Lucid pass, "
+                  "2,048 jobs, cached estimates: 4.95 ms against 2.41), too noisy to compare models on.",
                   "### Paired differences over windows (hours, policy − reference, mean [95% bootstrap interval]; "
                   "negative = policy better; JCT unless marked queue)",
                   _md_table(_paired_rows(sims), ["trace", "load"] + [_paired_column(*c) for c in PAIRED_COLUMNS])]
