@@ -34,6 +34,7 @@ Usage (from the repository root, ``pip install -e ".[bench]"``)::
     python benchmarks/sampled_tables.py --list                        # the draw, nothing run
     nice -n 10 python benchmarks/sampled_tables.py [--tables NAME ...] [--contenders ...]
     python benchmarks/sampled_tables.py --render-only                 # README section from the JSON
+    python benchmarks/sampled_tables.py --compare REV                 # auto now against auto at git REV
 
 Two processes may run disjoint ``--tables`` at once: results are merged into the JSON under a lock.
 """
@@ -42,7 +43,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import functools
+import json
 import re
+import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -260,6 +263,59 @@ def readme_section(results: dict, specs: dict, number: int = 1) -> str:
     return "\n".join(lines)
 
 
+def _results_at(revision: str, path: Path) -> dict:
+    """The results file as committed at a git revision (empty when it did not exist there)."""
+    shown = subprocess.run(["git", "-C", str(ROOT), "show", f"{revision}:{path.relative_to(ROOT).as_posix()}"],
+                           capture_output=True, text=True)
+    return json.loads(shown.stdout) if shown.returncode == 0 else {"tables": {}}
+
+
+def compare_with(revision: str, tables=None) -> list[str]:
+    """Auto as committed now against auto at ``revision``, paired by held-out table, over every draw.
+
+    A table counts when auto was rerun on it since (another run date): its relative change of the
+    headline loss, its size ratio and its EBM target before and after. Tables both solve
+    (:func:`solved`), and tables whose loss was zero, are listed but left out of the medians (which
+    have bootstrap intervals over tables). Both runs are unseeded, so each table's change carries seed noise besides the code change.
+    """
+    lines, changes, ratios, passed = [], [], [], [0, 0]
+    number = 1
+    while json_path(number).exists():
+        before = _results_at(revision, json_path(number))["tables"]
+        for name, entry in suite.read_results(json_path(number))["tables"].items():
+            old = before.get(name)
+            if (entry["meta"]["role"] != "held_out" or old is None or (tables and name not in tables)
+                    or old["meta"]["contender_runs"]["primo_auto"]["date_utc"]
+                    == entry["meta"]["contender_runs"]["primo_auto"]["date_utc"]):
+                continue
+            headline = entry["summary"]["headline"]
+            was, now = old["summary"]["contenders"]["primo_auto"], entry["summary"]["contenders"]["primo_auto"]
+            verdicts = [run["summary"]["targets"].get("auto_vs_ebm", {}).get("pass", False) for run in (old, entry)]
+            passed = [count + verdict for count, verdict in zip(passed, verdicts)]
+            # A relative change from a zero loss, or between two losses under SOLVED_LOG_LOSS, says nothing.
+            apart = "solved by both" if solved(entry) else "zero loss before" if was[headline] <= 0 else None
+            change = now[headline] / was[headline] - 1 if was[headline] > 0 else float("nan")
+            if apart is None:
+                changes.append(change)
+                ratios.append(now["pieces"] / was["pieces"])
+            shown = "–" if np.isnan(change) else f"{change:+.1%}"
+            lines.append(f"draw {number} {name:16s} {headline} {was[headline]:.4f} -> {now[headline]:.4f} ({shown}), "
+                         f"pieces {was['pieces']:g} -> {now['pieces']:g}, EBM target {verdicts[0]} -> {verdicts[1]}"
+                         + (f"  ({apart}: left out of the medians)" if apart else ""))
+        number += 1
+    if not lines:
+        return [f"no held-out table was rerun since {revision}"]
+    changes = np.array(changes)
+    summary = (f"{len(lines)} held-out tables rerun since {revision} ({len(changes)} compared): lower on "
+               f"{int((changes < 0).sum())}, higher on {int((changes > 0).sum())}, equal on {int((changes == 0).sum())}; "
+               f"median change {np.median(changes):+.2%}")
+    if len(changes) >= 3:
+        low, high = suite.median_interval(changes)
+        summary += f" [{low:+.2%}, {high:+.2%}] (bootstrap over tables)"
+    summary += f"; median size ratio {np.median(ratios):.2f}; EBM target {passed[0]} -> {passed[1]}"
+    return lines + [summary]
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tables", nargs="+", help="names from --list (default: the whole draw)")
@@ -269,7 +325,12 @@ def main(argv=None) -> int:
     parser.add_argument("--readme", default=str(suite.DEFAULT_README), help="README to update, or 'none'")
     parser.add_argument("--list", action="store_true", help="print the draw and run nothing")
     parser.add_argument("--render-only", action="store_true", help="run nothing: rewrite the README section")
+    parser.add_argument("--compare", metavar="REV", help="run nothing: auto now against auto at git revision REV, "
+                                                         "by held-out table over every draw (--tables to restrict)")
     args = parser.parse_args(argv)
+    if args.compare:
+        print("\n".join(compare_with(args.compare, args.tables)))
+        return 0
     specs = draw(args.draw)
     if args.list:
         for spec in specs.values():
