@@ -353,6 +353,10 @@ def run(data_dir=None, out="reports/scheduler", settings: Settings = FULL, *, jo
     results: dict = {key: previous[key] for part, key in PART_KEYS.items() if part not in parts and key in previous}
     results["settings"] = {**asdict(settings.budget), **{k: v for k, v in asdict(settings).items() if k != "budget"}}
     results["recomputed"] = sorted(parts)
+    if {"workload", "policies"} & parts and previous.get("workload_study"):
+        results["last_run"] = run_summary(previous)
+    elif "last_run" in previous:
+        results["last_run"] = previous["last_run"]
     throughput_model, packing_model = _model_parts(data_dir, out, settings, results, parts)
     paths = [Path(p) for p in jobs] if jobs else find_job_logs(data_dir)
     if {"workload", "policies"} & parts:
@@ -501,24 +505,10 @@ def render_readme(results: dict, out: Path | None = None) -> str:
                   "Average JCT in hours (mean over windows); `best` = lowest among non-oracle policies. Venus "
                   "published (context only, another cluster): JCT " + json.dumps(PUBLISHED_VENUS_JCT_H)
                   + ", queue " + json.dumps(PUBLISHED_VENUS_QUEUE_H) + ".",
-                  _md_table(_policy_rows(sims), ["trace", "load", "nodes", "arrival_scale", "fifo", "sjf_oracle",
-                                                 "tiresias", "qssf_rolling", "qssf_primo", "lucid_primo",
-                                                 "lucid_primo_noprof", "best"]),
+                  _md_table(_policy_rows(sims), ["trace", "load", "nodes", "arrival_scale", *POLICY_COLUMNS,
+                                                 "best"]),
                   _targets_text(results),
-                  "Regenerated 2026-11-29 (`--parts workload policies`) because automatic selection changed since the "
-                  "2026-11-25 report: the default rule also requires a trial no worse than the best on at least half "
-                  "of the validation chunks, and keeps the smallest such trial of all families (38a53f0); the kept "
-                  "PrAM is refit on every training job with the default's bags (c255040); the simplification path "
-                  "also scores `max_terms` (9d6b232). Another trial was kept on KTH (141 → 273 pieces), MetaCentrum "
-                  "(36 → 46), SDSC (148 → 14) and wagap (66 → 60); the same trial, refit, on LLNL (421 → 463) and "
-                  "Alibaba (288); the same model on NASA and RICC. The better Primo variant's Spearman moved by at "
-                  "most 0.03 on the SWF logs (MetaCentrum 0.287 → 0.292, wagap 0.409 → 0.380) and the duration target "
-                  "is met on the same 3 of 7; on Alibaba the refit alone moved it from 0.336 to 0.274, now below "
-                  "LightGBM's 0.289 within noise. No `best` column changed; the largest move of an average JCT is "
-                  "KTH's `qssf_primo` at load 0.8, 6.66 → 6.99 h (`lucid_primo` 5.56 → 5.46 h). The decision-latency "
-                  "sections below were not re-measured: they time the model kept on 2026-11-24, and the machine of "
-                  "this regeneration ran that same code and model 2× slower than the recorded figures (Lucid pass, "
-                  "2,048 jobs, cached estimates: 4.95 ms against 2.41), too noisy to compare models on.",
+                  *_moved_since_last_run(results),
                   "### Paired differences over windows (hours, policy − reference, mean [95% bootstrap interval]; "
                   "negative = policy better; JCT unless marked queue)",
                   _md_table(_paired_rows(sims), ["trace", "load"] + [_paired_column(*c) for c in PAIRED_COLUMNS])]
@@ -568,6 +558,68 @@ def render_readme(results: dict, out: Path | None = None) -> str:
               "Reports: `throughput_report.html`, `workload_report.html` (first log), `packing_report.html`; "
               "models in `models/`."]
     return "\n\n".join(parts) + "\n"
+
+
+LAST_RUN_REASON = (
+    "Automatic selection changed since the last run (2026-11-25): the default rule also requires a trial no worse "
+    "than the best on at least half of the validation chunks, and keeps the smallest such trial of all families "
+    "(38a53f0); the kept PrAM is refit on every training job with the default's bags (c255040); the "
+    "simplification path also scores `max_terms` (9d6b232).")
+"""Why this run was made: written by whoever regenerates the report; the numbers that moved are computed."""
+DECISION_LATENCY_NOTE = (
+    "The decision-latency sections below were not re-measured by this run: they time the model kept on 2026-11-24, "
+    "and the machine of the 2026-11-29 run ran that same code and model 2× slower than the recorded figures (Lucid "
+    "pass, 2,048 jobs, cached estimates: 4.95 ms against 2.41), too noisy to compare models on.")
+
+
+def run_summary(results: dict) -> dict:
+    """What a later run compares itself with: each log's kept model, duration Spearman and policy JCTs."""
+    return {"models": {s["trace"]: [s["model_family"], s["model_size"]] for s in results.get("workload_study", [])},
+            "spearman": {s["trace"]: {row["model"]: row["spearman"] for row in s["table"]}
+                         for s in results.get("workload_study", [])},
+            "policies": _policy_rows(results.get("policy_study", []))}
+
+
+def _moved_since_last_run(results: dict) -> list[str]:
+    """The README paragraph on what moved since the last run of the command (``results['last_run']``)."""
+    last, now = results.get("last_run"), run_summary(results)
+    if not last:
+        return []
+    common = [t for t in now["models"] if t in last["models"]]
+    changed = [f"{t} ({_model_change(last['models'][t], now['models'][t])})" for t in common
+               if last["models"][t] != now["models"][t]]
+    moves = {t: better_primo(now["spearman"][t]) - better_primo(last["spearman"][t]) for t in common}
+    largest = max(moves, key=lambda t: abs(moves[t])) if moves else None
+    met = {when: sum(duration_margin(run["spearman"][t]) >= 0 for t in common) for when, run in
+           (("last", last), ("now", now))}
+    before = {(r["trace"], r["load"]): r for r in last["policies"]}
+    pairs = [(before[(r["trace"], r["load"])], r) for r in now["policies"] if (r["trace"], r["load"]) in before]
+    best_changed = [f"{r['trace']} at load {r['load']} ({b['best']} → {r['best']})" for b, r in pairs
+                    if b["best"] != r["best"]]
+    jct_moves = [(abs(r[p] - b[p]), r["trace"], r["load"], p, b[p], r[p]) for b, r in pairs
+                 for p in POLICY_COLUMNS if p in b and p in r and p != "sjf_oracle"]
+    text = [LAST_RUN_REASON, f"Since the last run, the kept duration model changed on {len(changed)} of "
+            f"{len(common)} logs" + (": " + ", ".join(changed) if changed else "") + "."]
+    if largest is not None:
+        text.append(f"The better Primo variant's Spearman moved by at most {abs(moves[largest]):.3f} "
+                    f"({largest}: {better_primo(last['spearman'][largest]):.3f} → "
+                    f"{better_primo(now['spearman'][largest]):.3f}); the duration target is met on {met['now']} of "
+                    f"{len(common)} logs (last run: {met['last']}).")
+    if pairs:
+        text.append("The `best` column changed " + ("on " + "; ".join(best_changed) if best_changed else "nowhere")
+                    + ".")
+    if jct_moves:
+        _, trace, load, policy, was, is_now = max(jct_moves)
+        text.append(f"The largest move of a non-oracle average JCT: {trace} `{policy}` at load {load}, "
+                    f"{was:.2f} → {is_now:.2f} h.")
+    return [" ".join(text + [DECISION_LATENCY_NOTE])]
+
+
+def _model_change(last: list, now: list) -> str:
+    """``PrAMRegressor, 141 → 273 pieces``, or both families when the family changed."""
+    if last[0] == now[0]:
+        return f"{now[0]}, {last[1]:g} → {now[1]:g} pieces"
+    return f"{last[0]} of {last[1]:g} pieces → {now[0]} of {now[1]:g}"
 
 
 PREVIOUS_NASA_SPEARMAN = {"primo_pram": 0.689, "qssf_primo": 0.716, "rolling": 0.720, "lightgbm": 0.722}
@@ -818,6 +870,9 @@ def _policy_rows(sims: list[dict]) -> list[dict]:
     return rows
 
 
+POLICY_COLUMNS = ("fifo", "sjf_oracle", "tiresias", "qssf_rolling", "qssf_primo", "lucid_primo",
+                  "lucid_primo_noprof")
+"""The policies of the README's average-JCT table, in its column order."""
 PAIRED_COLUMNS = (("lucid_primo", "qssf_rolling", "avg_jct_h"), ("lucid_primo_noprof", "qssf_rolling", "avg_jct_h"),
                   ("qssf_primo", "qssf_rolling", "avg_jct_h"), ("tiresias", "qssf_rolling", "avg_jct_h"),
                   ("lucid_primo", "fifo", "avg_jct_h"), ("lucid_primo", "qssf_rolling", "avg_queue_h"))

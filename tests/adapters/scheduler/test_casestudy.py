@@ -102,3 +102,25 @@ def test_what_moved_compares_with_the_previous_report():
     assert "than both Primo variants on: SDSC-BLUE-2000-4.2-cln." in text
     assert "No model above 1,000 pieces is kept" in text
     assert casestudy._moved_since_previous({"workload_study": [dict(study, trace="other")]}) == []
+
+def test_last_run_paragraph_is_computed_from_both_runs():
+    def study(trace, size, primo):
+        table = [{"model": m, "spearman": v} for m, v in
+                 (("primo", primo), ("qssf_primo", 0.5), ("rolling", 0.55), ("lightgbm", 0.6))]
+        return {"trace": trace, "model_family": "PrAMRegressor", "model_size": size, "table": table}
+
+    def sim(trace, qssf_jct):
+        runs = [{"load": 0.8, "window": 0, "nodes": 2, "arrival_scale": 1.0, "policies": {
+            p: {"avg_jct_h": v} for p, v in (("fifo", 3.0), ("sjf_oracle", 0.1), ("qssf_primo", qssf_jct))}}]
+        best = "qssf_primo" if qssf_jct < 3.0 else "fifo"
+        return {"trace": trace, "runs": runs, "paired": [{"load": 0.8, "policy": "best_non_oracle", "best": best}]}
+
+    last = {"workload_study": [study("a", 10, 0.7), study("b", 5, 0.4)], "policy_study": [sim("a", 2.0)]}
+    now = {"workload_study": [study("a", 12, 0.58), study("b", 5, 0.45)], "policy_study": [sim("a", 3.5)],
+           "last_run": casestudy.run_summary(last)}
+    text = casestudy._moved_since_last_run(now)[0]
+    assert "the kept duration model changed on 1 of 2 logs: a (PrAMRegressor, 10 → 12 pieces)." in text
+    assert "Spearman moved by at most 0.120 (a: 0.700 → 0.580); the duration target is met on 0 of 2 logs (last run: 1)" in text
+    assert "The `best` column changed on a at load 0.8 (qssf_primo → fifo)." in text
+    assert "a `qssf_primo` at load 0.8, 2.00 → 3.50 h." in text  # the oracle's row is not a move
+    assert casestudy._moved_since_last_run({"workload_study": now["workload_study"]}) == []
