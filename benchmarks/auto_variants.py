@@ -1,14 +1,15 @@
 """Automatic selection's defaults, compared on the development tables (issue 16).
 
 A *variant* is a label and the keyword arguments of ``PrimoClassifier``/``PrimoRegressor``
-(``'{"n_trials": 10}'``); two references have fixed meanings: ``pram_default`` (``PrAMClassifier()``
-/ ``PrAMRegressor()``) and ``ebm`` (interpret's EBM defaults, as the suite builds it). Every variant
+(``'{"n_trials": 10}'``); labels starting with ``pram`` are ``PrAMClassifier``/``PrAMRegressor`` with
+those arguments (``pram_default``: ``'{}'``), and ``ebm`` is interpret's EBM defaults, as the suite builds it. Every variant
 runs on the suite's first 5 folds of each of its development tables (``tabular_suite.folds_for``:
 the same test rows as the suite's first repeat), or on the 3 folds of ``sampled_tables.py`` for the
 development tables of its first draw, with ``random_state`` = fold number, so variants are paired by fold and
-seed. Each (table, variant, fold) is one JSON line: the suite's test metrics, pieces, fit seconds and,
-for automatic selection, the chosen family, parameters and trial source (search, shrink, simplify,
-estimator or path). Only development tables are accepted: this script informs defaults.
+seed. Each (table, variant, fold) is one JSON line: the suite's test metrics, pieces, fit seconds,
+for a PrAM kept or fitted the share of its bags whose boosting stopped at ``max_rounds`` instead of
+early stopping (:func:`capped_bags`), and, for automatic selection, the chosen family, parameters and
+trial source (search, shrink, simplify, estimator or path). Only development tables are accepted: this script informs defaults.
 
 A variant of an earlier commit runs from a checkout of that commit (``PYTHONPATH=/path/to/checkout``):
 the label records what it was.
@@ -56,7 +57,7 @@ def build(label: str, kwargs: dict, task: str, X, fold: int):
     regression = task == "regression"
     if label == "ebm":
         return suite.ebm(task, X)
-    if label == "pram_default":
+    if label.startswith("pram"):
         return (primo.PrAMRegressor if regression else primo.PrAMClassifier)(**kwargs)
     return (primo.PrimoRegressor if regression else primo.PrimoClassifier)(progress=False, random_state=fold,
                                                                            **kwargs)
@@ -72,6 +73,23 @@ def chosen_trial(model) -> dict:
             "source": str(source.iloc[0]) if len(source) else "unknown"}
 
 
+def capped_bags(model) -> dict | None:
+    """Share of a PrAM's bags, per boosting stage (main effects, pairs), that ran all ``max_rounds`` rounds.
+
+    interpret counts a bag's boosting steps (``best_iteration_``), one per term per round, so a stage ran
+    out of rounds instead of stopping early when its steps reach ``max_rounds`` × its number of terms.
+    """
+    pram = getattr(model, "best_estimator_", model)
+    ebm = getattr(pram, "ebm_", None)
+    if ebm is None or not hasattr(ebm, "best_iteration_"):
+        return None
+    pairs = sum(len(features) == 2 for features in ebm.term_features_)
+    terms = {"main": len(ebm.term_features_) - pairs, "pairs": pairs}
+    steps = np.atleast_2d(ebm.best_iteration_)
+    return {stage: float(np.mean(steps[i] >= pram.max_rounds * count)) if count else 0.0
+            for i, (stage, count) in enumerate(terms.items()) if i < len(steps)}
+
+
 def run(out: str, label: str, kwargs: dict, tables: list[str]) -> None:
     for name in tables:
         table, folds = development_table(name)
@@ -84,7 +102,7 @@ def run(out: str, label: str, kwargs: dict, tables: list[str]) -> None:
             row = {"table": name, "task": table.task, "variant": label, "fold": fold,
                    "fit_s": time.perf_counter() - start,
                    **suite.score(table.task, model, table.X.iloc[test], table.y.iloc[test]),
-                   "pieces": suite.model_size(model).get("pieces")}
+                   "pieces": suite.model_size(model).get("pieces"), "capped_bags": capped_bags(model)}
             if hasattr(model, "selection_report_"):
                 row.update(chosen_trial(model))
             print(json.dumps(row), flush=True)
