@@ -121,8 +121,8 @@ def summarize(paths: list[str], reference: str) -> None:
     tables = sorted({table for table, _ in results})
     variants = sorted({variant for _, variant in results})
     print(f"| table | variant | folds | headline loss | − {reference}, mean [95% bootstrap] (median) | "
-          "pieces (median) | fit s (median) | kept trial source |")
-    print("|---|---|---|---|---|---|---|---|")
+          "pieces (median) | fit s (median) | bags out of rounds, main/pairs (mean) | kept trial source |")
+    print("|---|---|---|---|---|---|---|---|---|")
     relative = defaultdict(list)  # variant -> its mean loss relative to the reference's, one per table
     for table in tables:
         task = TABLES[table].task if table in TABLES else SAMPLED_DEVELOPMENT[table].task
@@ -145,11 +145,19 @@ def summarize(paths: list[str], reference: str) -> None:
                 relative[variant].append(loss / np.mean([base[f][metric] for f in folds]) - 1)
             print(f"| {table} | {variant} | {len(folds)} | {metric} {loss:.4g} | {versus} | "
                   f"{np.median([rows[f]['pieces'] for f in folds]):.0f} | "
-                  f"{np.median([rows[f]['fit_s'] for f in folds]):.1f} | "
+                  f"{np.median([rows[f]['fit_s'] for f in folds]):.1f} | {_capped_cell([rows[f] for f in folds])} | "
                   f"{', '.join(f'{s} {n}' for s, n in sources.most_common())} |")
     print()
     for variant, values in sorted(relative.items()):
         print(over_tables(variant, reference, values))
+
+
+def _capped_cell(rows: list[dict]) -> str:
+    """Mean share of bags out of rounds per stage over folds ("–" for rows without a PrAM or not recorded)."""
+    capped = [row["capped_bags"] for row in rows if row.get("capped_bags")]
+    if not capped:
+        return "–"
+    return " / ".join(f"{np.mean([c[stage] for c in capped]):.0%}" for stage in ("main", "pairs"))
 
 
 def over_tables(variant: str, reference: str, relative: list[float]) -> str:
