@@ -284,10 +284,11 @@ def compare_with(revision: str, tables=None) -> list[str]:
         before = _results_at(revision, json_path(number))["tables"]
         for name, entry in suite.read_results(json_path(number))["tables"].items():
             old = before.get(name)
-            if (entry["meta"]["role"] != "held_out" or old is None or (tables and name not in tables)
-                    or old["meta"]["contender_runs"]["primo_auto"]["date_utc"]
-                    == entry["meta"]["contender_runs"]["primo_auto"]["date_utc"]):
+            if entry["meta"]["role"] != "held_out" or old is None or (tables and name not in tables):
                 continue
+            runs = [run["meta"]["contender_runs"].get("primo_auto") for run in (old, entry)]
+            if None in runs or runs[0]["date_utc"] == runs[1]["date_utc"]:
+                continue  # auto did not run at one of the two, or was not rerun since
             headline = entry["summary"]["headline"]
             was, now = old["summary"]["contenders"]["primo_auto"], entry["summary"]["contenders"]["primo_auto"]
             verdicts = [run["summary"]["targets"].get("auto_vs_ebm", {}).get("pass", False) for run in (old, entry)]
