@@ -86,8 +86,8 @@ def capped_bags(model) -> dict | None:
     pairs = sum(len(features) == 2 for features in ebm.term_features_)
     terms = {"main": len(ebm.term_features_) - pairs, "pairs": pairs}
     steps = np.atleast_2d(ebm.best_iteration_)
-    return {stage: float(np.mean(steps[i] >= pram.max_rounds * count)) if count else 0.0
-            for i, (stage, count) in enumerate(terms.items()) if i < len(steps)}
+    return {stage: float(np.mean(steps[i] >= pram.max_rounds * count)) if count and i < len(steps) else 0.0
+            for i, (stage, count) in enumerate(terms.items())}
 
 
 def run(out: str, label: str, kwargs: dict, tables: list[str]) -> None:

@@ -27,3 +27,18 @@ def test_over_tables_counts_tables_and_bootstraps_the_median(variants):
     low, high = (float(v.rstrip("%")) for v in line.split("[")[1].split("]")[0].split(", "))
     assert low <= -2.0 <= high
     assert "bootstrap" not in variants.over_tables("new", "old", [0.03])
+
+
+def test_capped_bags_tells_a_stage_that_ran_out_of_rounds(variants):
+    from sklearn.datasets import load_diabetes
+
+    from primo import PrAMRegressor, PrDTRegressor
+
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    X = X.iloc[:200, :4]
+    y = y.iloc[:200]
+    out_of_rounds = PrAMRegressor(max_rounds=5, outer_bags=2, interactions=1, random_state=0).fit(X, y)
+    assert variants.capped_bags(out_of_rounds) == {"main": 1.0, "pairs": 1.0}
+    stopped = PrAMRegressor(learning_rate=0.5, outer_bags=2, interactions=0, random_state=0).fit(X, y)
+    assert variants.capped_bags(stopped) == {"main": 0.0, "pairs": 0.0}
+    assert variants.capped_bags(PrDTRegressor().fit(X, y)) is None

@@ -1,4 +1,5 @@
 """The sampled-tables benchmark: its written rule, the seeded draw, the row cap and the over-tables summary."""
+import json
 import types
 
 import numpy as np
@@ -84,3 +85,31 @@ def test_population_summary_over_tables(sampled):
     assert -0.02 <= low <= 0.005 <= high <= 0.05
     assert over["solved_by_both"] == ["b"] and over["passed_of_the_others"] == "2/3"
     assert sampled.script.population({}) == {}
+
+
+def test_compare_pairs_reruns_of_auto_by_held_out_table(sampled, tmp_path, monkeypatch):
+    def entry(loss, pieces, passed, date, role="held_out", ebm_loss=1.0):
+        contenders = {"primo_auto": {"crash": None, "mae": loss, "pieces": pieces},
+                      "ebm": {"crash": None, "mae": ebm_loss}}
+        return {"meta": {"role": role, "contender_runs": {"primo_auto": {"date_utc": date}}},
+                "summary": {"headline": "mae", "contenders": contenders, "targets": {"auto_vs_ebm": {"pass": passed}}}}
+
+    before = {"a": entry(1.0, 10, False, "d1"), "b": entry(2.0, 20, True, "d1"), "c": entry(0.0, 5, True, "d1"),
+              "same": entry(1.0, 10, True, "d1"), "dev": entry(1.0, 10, True, "d1", role="development")}
+    now = {"a": entry(0.9, 20, True, "d2"), "b": entry(2.2, 20, True, "d2"), "c": entry(0.0, 5, True, "d2"),
+           "same": entry(1.0, 10, True, "d1"), "dev": entry(0.5, 10, True, "d2", role="development"),
+           "new": entry(1.0, 10, True, "d2")}
+    path = tmp_path / "draw1.json"
+    path.write_text(json.dumps({"tables": now}))
+    monkeypatch.setattr(sampled.script, "json_path", lambda number: path if number == 1 else tmp_path / "none.json")
+    monkeypatch.setattr(sampled.script, "_results_at", lambda revision, p: {"tables": before})
+    lines = sampled.script.compare_with("REV")
+    # a and b rerun; c rerun but from a zero loss (listed, not in the medians); 'same' not rerun,
+    # 'dev' not held out, 'new' not run at REV
+    assert [line.split()[2] for line in lines[:-1]] == ["a", "b", "c"]
+    assert "(-10.0%), pieces 10 -> 20, EBM target False -> True" in lines[0]
+    assert "zero loss before: left out of the medians" in lines[2]
+    assert lines[-1].startswith("3 held-out tables rerun since REV (2 compared): lower on 1, higher on 1, equal on 0; "
+                                "median change +0.00%")
+    assert lines[-1].endswith("median size ratio 1.50; EBM target 2 -> 3")
+    assert sampled.script.compare_with("REV", tables=["same"]) == ["no held-out table was rerun since REV"]
