@@ -561,11 +561,11 @@ def render_readme(results: dict, out: Path | None = None) -> str:
 
 
 LAST_RUN_REASON = (
-    "Automatic selection changed since the last run (2026-11-25): the default rule also requires a trial no worse "
-    "than the best on at least half of the validation chunks, and keeps the smallest such trial of all families "
-    "(38a53f0); the kept PrAM is refit on every training job with the default's bags (c255040); the "
-    "simplification path also scores `max_terms` (9d6b232).")
-"""Why this run was made: written by whoever regenerates the report; the numbers that moved are computed."""
+    "Why the 2026-11-29 run (`--parts workload policies`) was made: automatic selection changed since the run of "
+    "2026-11-25. The default rule also requires a trial no worse than the best on at least half of the validation "
+    "chunks, and keeps the smallest such trial of all families (38a53f0); the kept PrAM is refit on every training "
+    "job with the default's bags (c255040); the simplification path also scores `max_terms` (9d6b232).")
+"""Why the report was regenerated, dated: written by whoever regenerates it; what moved is computed."""
 DECISION_LATENCY_NOTE = (
     "The decision-latency sections below were not re-measured by this run: they time the model kept on 2026-11-24, "
     "and the machine of the 2026-11-29 run ran that same code and model 2× slower than the recorded figures (Lucid "
@@ -603,8 +603,8 @@ def _moved_since_last_run(results: dict) -> list[str]:
     if largest is not None:
         text.append(f"The better Primo variant's Spearman moved by at most {abs(moves[largest]):.3f} "
                     f"({largest}: {better_primo(last['spearman'][largest]):.3f} → "
-                    f"{better_primo(now['spearman'][largest]):.3f}); the duration target is met on {met['now']} of "
-                    f"{len(common)} logs (last run: {met['last']}).")
+                    f"{better_primo(now['spearman'][largest]):.3f}); by point estimates, the duration target is met on "
+                    f"{met['now']} of {len(common)} logs (last run: {met['last']}).")
     if pairs:
         text.append("The `best` column changed " + ("on " + "; ".join(best_changed) if best_changed else "nowhere")
                     + ".")

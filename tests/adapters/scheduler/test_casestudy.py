@@ -120,7 +120,8 @@ def test_last_run_paragraph_is_computed_from_both_runs():
            "last_run": casestudy.run_summary(last)}
     text = casestudy._moved_since_last_run(now)[0]
     assert "the kept duration model changed on 1 of 2 logs: a (PrAMRegressor, 10 → 12 pieces)." in text
-    assert "Spearman moved by at most 0.120 (a: 0.700 → 0.580); the duration target is met on 0 of 2 logs (last run: 1)" in text
+    assert ("Spearman moved by at most 0.120 (a: 0.700 → 0.580); by point estimates, the duration target is met on "
+            "0 of 2 logs (last run: 1)") in text
     assert "The `best` column changed on a at load 0.8 (qssf_primo → fifo)." in text
     assert "a `qssf_primo` at load 0.8, 2.00 → 3.50 h." in text  # the oracle's row is not a move
     assert casestudy._moved_since_last_run({"workload_study": now["workload_study"]}) == []
