@@ -10,6 +10,9 @@ seed. Each (table, variant, fold) is one JSON line: the suite's test metrics, pi
 for a PrAM kept or fitted the share of its bags whose boosting stopped at ``max_rounds`` instead of
 early stopping (:func:`capped_bags`), and, for automatic selection, the chosen family, parameters and
 trial source (search, shrink, simplify, estimator or path). Only development tables are accepted: this script informs defaults.
+``--used-held-out`` admits the held-out tables of the first :data:`USED_DRAWS` draws of ``sampled_tables.py``
+as well: they have been read to diagnose failures since, so they are development tables for any new
+question, and what they suggest must be confirmed on a later draw nobody has looked at.
 
 A variant of an earlier commit runs from a checkout of that commit (``PYTHONPATH=/path/to/checkout``):
 the label records what it was.
@@ -22,6 +25,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import time
@@ -40,12 +44,26 @@ SUITE_DEVELOPMENT = [name for name, spec in TABLES.items() if spec.role == "deve
 #: The development tables of sampled_tables.py's first draw, on the 3 folds that benchmark uses.
 SAMPLED_DEVELOPMENT = {name: spec for name, spec in sampled_tables.draw(1).items() if spec.role == "development"}
 DEVELOPMENT = SUITE_DEVELOPMENT + list(SAMPLED_DEVELOPMENT)
+#: Draws of sampled_tables.py whose held-out tables were read after their runs (``--used-held-out``).
+USED_DRAWS = 3
+
+
+@functools.lru_cache(maxsize=1)
+def used_held_out() -> dict:
+    """The held-out tables of the first :data:`USED_DRAWS` draws, by name."""
+    return {name: spec for number in range(1, USED_DRAWS + 1)
+            for name, spec in sampled_tables.draw(number).items() if spec.role == "held_out"}
+
+
+def sampled_spec(name: str):
+    """The sampled table's spec, development or used held-out (None for a suite table)."""
+    return SAMPLED_DEVELOPMENT.get(name) or used_held_out().get(name)
 
 
 def development_table(name: str):
     """A development table and the folds its benchmark scores it on (the suite's first repeat, or 3)."""
-    if name in SAMPLED_DEVELOPMENT:
-        return sampled_tables.table_and_folds(SAMPLED_DEVELOPMENT[name])
+    if sampled_spec(name) is not None:
+        return sampled_tables.table_and_folds(sampled_spec(name))
     table = load_table(name)
     return table, suite.folds_for(table, FOLDS, 1)
 
@@ -125,7 +143,7 @@ def summarize(paths: list[str], reference: str) -> None:
     print("|---|---|---|---|---|---|---|---|---|")
     relative = defaultdict(list)  # variant -> its mean loss relative to the reference's, one per table
     for table in tables:
-        task = TABLES[table].task if table in TABLES else SAMPLED_DEVELOPMENT[table].task
+        task = TABLES[table].task if table in TABLES else sampled_spec(table).task
         metric = "mae" if task == "regression" else "log_loss"
         base = results.get((table, reference), {})
         for variant in variants:
@@ -179,12 +197,19 @@ def main(argv=None) -> None:
     runner.add_argument("out")
     runner.add_argument("label")
     runner.add_argument("kwargs", type=json.loads)
-    runner.add_argument("--tables", nargs="+", default=DEVELOPMENT, choices=DEVELOPMENT)
+    runner.add_argument("--tables", nargs="+", default=DEVELOPMENT, help="default: every development table")
+    runner.add_argument("--used-held-out", action="store_true",
+                        help=f"admit the held-out tables of draws 1-{USED_DRAWS} (see the docstring)")
     summary = commands.add_parser("summarize")
     summary.add_argument("paths", nargs="+")
     summary.add_argument("--reference", default="pram_default")
     args = parser.parse_args(argv)
     if args.command == "run":
+        allowed = DEVELOPMENT + (list(used_held_out()) if args.used_held_out else [])
+        refused = [name for name in args.tables if name not in allowed]
+        if refused:
+            parser.error(f"not a development table: {', '.join(refused)}"
+                         + ("" if args.used_held_out else " (--used-held-out admits draws 1-3's held-out tables)"))
         run(args.out, args.label, args.kwargs, args.tables)
     else:
         summarize(args.paths, args.reference)

@@ -16,6 +16,10 @@ def test_only_development_tables_inform_defaults(variants):
     with pytest.raises(SystemExit):  # a held-out table is refused
         held_out = next(n for n, s in variants.sampled_tables.draw(1).items() if s.role == "held_out")
         variants.main(["run", "/dev/null", "x", "{}", "--tables", held_out])
+    used = variants.used_held_out()  # admitted only with --used-held-out, and never a later draw's table
+    assert held_out in used and {spec.role for spec in used.values()} == {"held_out"}
+    assert not set(used) & set(variants.sampled_tables.draw(variants.USED_DRAWS + 1))
+    assert variants.sampled_spec(held_out).name == held_out and variants.sampled_spec("diabetes") is None
     table, folds = variants.development_table("french_fries")
     assert len(folds) == variants.sampled_tables.N_FOLDS and len(table.y) <= variants.sampled_tables.MAX_ROWS
 
@@ -37,8 +41,8 @@ def test_capped_bags_tells_a_stage_that_ran_out_of_rounds(variants):
     X, y = load_diabetes(return_X_y=True, as_frame=True)
     X = X.iloc[:200, :4]
     y = y.iloc[:200]
-    out_of_rounds = PrAMRegressor(max_rounds=5, outer_bags=2, interactions=1, random_state=0).fit(X, y)
+    out_of_rounds = PrAMRegressor(max_rounds=5, outer_bags=1, interactions=1, random_state=0).fit(X, y)
     assert variants.capped_bags(out_of_rounds) == {"main": 1.0, "pairs": 1.0}
-    stopped = PrAMRegressor(learning_rate=0.5, outer_bags=2, interactions=0, random_state=0).fit(X, y)
+    stopped = PrAMRegressor(learning_rate=0.5, outer_bags=1, interactions=0, random_state=0).fit(X, y)
     assert variants.capped_bags(stopped) == {"main": 0.0, "pairs": 0.0}
     assert variants.capped_bags(PrDTRegressor().fit(X, y)) is None
