@@ -41,8 +41,8 @@ def test_capped_bags_tells_a_stage_that_ran_out_of_rounds(variants):
     X, y = load_diabetes(return_X_y=True, as_frame=True)
     X = X.iloc[:200, :4]
     y = y.iloc[:200]
-    out_of_rounds = PrAMRegressor(max_rounds=5, outer_bags=1, interactions=1, random_state=0).fit(X, y)
+    out_of_rounds = PrAMRegressor(max_rounds=5, outer_bags=1, interactions=1, n_jobs=1, random_state=0).fit(X, y)
     assert variants.capped_bags(out_of_rounds) == {"main": 1.0, "pairs": 1.0}
-    stopped = PrAMRegressor(learning_rate=0.5, outer_bags=1, interactions=0, random_state=0).fit(X, y)
+    stopped = PrAMRegressor(learning_rate=0.5, outer_bags=1, interactions=0, n_jobs=1, random_state=0).fit(X, y)
     assert variants.capped_bags(stopped) == {"main": 0.0, "pairs": 0.0}
     assert variants.capped_bags(PrDTRegressor().fit(X, y)) is None
