@@ -209,7 +209,8 @@ def main(argv=None) -> None:
         refused = [name for name in args.tables if name not in allowed]
         if refused:
             parser.error(f"not a development table: {', '.join(refused)}"
-                         + ("" if args.used_held_out else " (--used-held-out admits draws 1-3's held-out tables)"))
+                         + ("" if args.used_held_out else
+                            f" (--used-held-out admits draws 1-{USED_DRAWS}'s held-out tables)"))
         run(args.out, args.label, args.kwargs, args.tables)
     else:
         summarize(args.paths, args.reference)
