@@ -62,8 +62,9 @@ def sampled_spec(name: str):
 
 def development_table(name: str):
     """A development table and the folds its benchmark scores it on (the suite's first repeat, or 3)."""
-    if sampled_spec(name) is not None:
-        return sampled_tables.table_and_folds(sampled_spec(name))
+    spec = sampled_spec(name)
+    if spec is not None:
+        return sampled_tables.table_and_folds(spec)
     table = load_table(name)
     return table, suite.folds_for(table, FOLDS, 1)
 

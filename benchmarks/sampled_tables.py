@@ -280,9 +280,9 @@ def compare_with(revision: str, tables=None) -> list[str]:
     """
     lines, changes, ratios, passed = [], [], [], [0, 0]
     number = 1
-    while json_path(number).exists():
-        before = _results_at(revision, json_path(number))["tables"]
-        for name, entry in suite.read_results(json_path(number))["tables"].items():
+    while (path := json_path(number)).exists():
+        before = _results_at(revision, path)["tables"]
+        for name, entry in suite.read_results(path)["tables"].items():
             old = before.get(name)
             if entry["meta"]["role"] != "held_out" or old is None or (tables and name not in tables):
                 continue

@@ -103,6 +103,7 @@ def test_what_moved_compares_with_the_previous_report():
     assert "No model above 1,000 pieces is kept" in text
     assert casestudy._moved_since_previous({"workload_study": [dict(study, trace="other")]}) == []
 
+
 def test_last_run_paragraph_is_computed_from_both_runs():
     def study(trace, size, primo):
         table = [{"model": m, "spearman": v} for m, v in
