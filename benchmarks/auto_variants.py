@@ -93,20 +93,9 @@ def chosen_trial(model) -> dict:
 
 
 def capped_bags(model) -> dict | None:
-    """Share of a PrAM's bags, per boosting stage (main effects, pairs), that ran all ``max_rounds`` rounds.
-
-    interpret counts a bag's boosting steps (``best_iteration_``), one per term per round, so a stage ran
-    out of rounds instead of stopping early when its steps reach ``max_rounds`` × its number of terms.
-    """
+    """Share of a PrAM's bags, per boosting stage, that ran out of rounds (``PrAMRegressor.bags_out_of_rounds``)."""
     pram = getattr(model, "best_estimator_", model)
-    ebm = getattr(pram, "ebm_", None)
-    if ebm is None or not hasattr(ebm, "best_iteration_"):
-        return None
-    pairs = sum(len(features) == 2 for features in ebm.term_features_)
-    terms = {"main": len(ebm.term_features_) - pairs, "pairs": pairs}
-    steps = np.atleast_2d(ebm.best_iteration_)
-    return {stage: float(np.mean(steps[i] >= pram.max_rounds * count)) if count and i < len(steps) else 0.0
-            for i, (stage, count) in enumerate(terms.items())}
+    return pram.bags_out_of_rounds() if hasattr(pram, "bags_out_of_rounds") else None
 
 
 def run(out: str, label: str, kwargs: dict, tables: list[str]) -> None:

@@ -58,9 +58,11 @@ logger = logging.getLogger(__name__)
 
 #: ``cv="auto"`` validates by 5-fold CV up to this many rows, by one 25% hold-out above.
 AUTO_CV_MAX_ROWS = 10_000
-#: PrAM configurations are searched with one bag (~10× cheaper); the default PrAM, with its own bags, is a
-#: trial too, and a one-bag configuration is kept only when it validates within noise of the best.
-PRAM_TRIAL_PARAMS = {"outer_bags": 1}
+#: PrAM configurations are searched with one bag (~10× cheaper) and at most 5,000 boosting rounds (a
+#: learning rate of 0.005 can otherwise boost for minutes a bag); the default PrAM, with its own bags and
+#: rounds, is a trial too, a one-bag configuration is kept only when it validates within noise of the best,
+#: and the kept one is refit with the PrAM's own bags and rounds.
+PRAM_TRIAL_PARAMS = {"outer_bags": 1, "max_rounds": 5000}
 #: PrAM configurations are raced (:class:`~primo.search.BayesianSearch`'s ``race_folds``): scored on this many
 #: of the 5 folds first, the best few then on the others, so the trials cost ~half as many fits.
 RACE_FOLDS = 2
@@ -306,9 +308,9 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         differ in size and latency, so it replaces the validated model only when it still meets every
         stated limit, and only when the time budget leaves room for it; otherwise ``entry`` stands.
         """
-        if not self.searches_[family]._refit_fits_budget():
-            return entry
         validated = self.candidates_[family]
+        if not self.searches_[family]._refit_fits_budget(validated):
+            return entry
         refit = self._finalist(family, trial, None, X, y, sample_weight, within=entry["within_noise"],
                                within_limits=within_limits)
         if refit["satisfies"]:

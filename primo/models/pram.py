@@ -4,8 +4,14 @@ The fitted :class:`interpret.glassbox.ExplainableBoostingClassifier`/``Regressor
 ``ebm_`` so interpret's own tools (``monotonize``, ``term_importances``, ``eval_terms``,
 ``explain_global``) keep working on it.
 
-Defaults follow interpret's, except that boosting is bounded (``max_rounds=5000``,
-``outer_bags=8``): interpret's 50,000 rounds × 14 bags can run for minutes on small, noise-free data.
+Boosting follows interpret's defaults (learning rate, leaves, up to 50,000 rounds, stopping early when a
+bag's held-out rows stop improving); the model is smaller than interpret's default: 8 bags instead of
+14, 256 bins instead of 1,024, 32 pair bins instead of 64, and 10 pair terms instead of a multiple of the
+feature count. :meth:`bags_out_of_rounds` tells when boosting ran out of rounds instead of stopping.
+Rounds are not bounded lower by default: on tables whose main effects need many small steps (an
+id-like column of 79 trees), 5,000 rounds left the model 20–85% worse than EBM
+(``reports/benchmarks/README.md``, "The boosting round cap"); searches bound their trials' rounds
+instead (``primo.selection``).
 
 Simplified models, after boosting: ``max_terms=t`` keeps the t most important terms (mean absolute
 contribution on the training rows, :meth:`term_importances`) and drops the others, whose weighted
@@ -100,7 +106,7 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         max_bins=256,
         interactions=10,
         learning_rate=None,
-        max_rounds=5000,
+        max_rounds=50_000,
         outer_bags=8,
         min_samples_leaf=4,
         max_leaves=None,
@@ -327,6 +333,21 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         ebm = self.ebm_
         return int(sum(term_pieces(scores, len(features))
                        for features, scores in zip(ebm.term_features_, ebm.term_scores_)))
+
+    def bags_out_of_rounds(self) -> dict[str, float]:
+        """Share of bags, per boosting stage (``main`` effects, ``pairs``), that ran all ``max_rounds`` rounds
+        instead of stopping early: more rounds would have changed them.
+
+        interpret counts a bag's boosting steps (``best_iteration_``), one per term per round, so a stage
+        ran out of rounds when its steps reach ``max_rounds`` × its number of terms (the terms kept: after
+        ``max_terms`` drops some, a share can only be overstated).
+        """
+        check_is_fitted(self)
+        pairs = self.n_interactions_
+        terms = {"main": len(self.ebm_.term_features_) - pairs, "pairs": pairs}
+        steps = np.atleast_2d(self.ebm_.best_iteration_)
+        return {stage: float(np.mean(steps[i] >= int(self.max_rounds) * count)) if count and i < len(steps) else 0.0
+                for i, (stage, count) in enumerate(terms.items())}
 
     @property
     def term_names_(self) -> list[str]:

@@ -43,9 +43,10 @@ Cross-fitting (``cross_fit=True``, or a number b of bags per fold; k-fold CV; an
 its fold's training rows only (:meth:`primo.models.pram.PrAMRegressor.cross_fit`). Each fold's bags
 are scored on that fold, and the average of all k·b bags is the trial's validated model: its size is
 the trial's ``size``, and the simplification path is scored on its bags without refitting. The
-starting estimator is then validated as k b-bag models whatever its ``outer_bags``. The kept
+starting estimator is then validated as k b-bag models whatever its ``outer_bags``, with the other
+``trial_params`` as the searched configurations are. The kept
 configuration (or step of the path) is refit on every row with the estimator's own values of
-``trial_params`` (PrAM: its ``outer_bags``), since each validated bag saw only (k−1)/k of the rows:
+``trial_params`` (automatic selection's PrAM: its ``outer_bags`` and ``max_rounds``), since each validated bag saw only (k−1)/k of the rows:
 in automatic selection on 16 development tables, the refit's test loss was lower on 11 (median
 −0.29% a table, bootstrap interval −3.9% to +0.05%; ``reports/benchmarks/README.md``, "Automatic
 selection's defaults"), for a median 0.7 s more a fit. When the time budget leaves no room for that
@@ -364,11 +365,12 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         own = self.estimator.get_params()
         return {name: own[name] for name in (self.trial_params or {})}
 
-    def _refit_fits_budget(self) -> bool:
+    def _refit_fits_budget(self, validated=None) -> bool:
         """Whether a refit is expected to end within the time budget.
 
         Its cost is estimated from the slowest complete trial, scaled from the k·b bags a cross-fitted
-        trial boosts on (k−1)/k of the rows to the estimator's own bags on every row.
+        trial boosts on (k−1)/k of the rows to the estimator's own bags on every row, and, when the
+        ``validated`` model's bags ran out of boosting rounds, from its rounds to the estimator's own.
         """
         if self._time_left() == math.inf:
             return True
@@ -379,12 +381,16 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         k, per_fold = self._cross_fit_shape
         if bags and per_fold and k > 1:
             seconds *= bags / (per_fold * (k - 1))
+        rounds = self._full_fidelity().get("max_rounds")
+        out_of_rounds = getattr(validated, "bags_out_of_rounds", None)
+        if rounds and out_of_rounds is not None and any(out_of_rounds().values()):
+            seconds *= rounds / validated.max_rounds
         return self._time_left() >= seconds
 
     def _kept_model(self, params, X, y, sample_weight):
         """The refit of the kept trial, or its validated cross-fitted model when the budget leaves no time."""
         validated = self._cross_fitted_model(params)
-        if validated is not None and not self._refit_fits_budget():
+        if validated is not None and not self._refit_fits_budget(validated):
             logger.info("time budget reached: keeping the cross-fitted model the search validated, not a refit")
             return validated
         return self._refit_model(params, X, y, sample_weight)
@@ -649,7 +655,9 @@ class _SequentialSearch(_BaseSearch):
         with self._progress_bar(n_trials) as bar, joblib.Parallel(n_jobs=self.n_jobs) as parallel:
             if self.evaluate_estimator:
                 given = {n: _python_scalar(self.estimator.get_params().get(n)) for n in names}
-                result = _evaluate_trial(self.estimator, {}, X, y, sample_weight, splits, loss, cross)
+                # Cross-fitted, it is validated at the trials' fidelity like them; the refit restores its own.
+                result = _evaluate_trial(self.estimator, fixed if cross else {}, X, y, sample_weight, splits, loss,
+                                         cross)
                 done = 1
                 rows.append(self._row(done, "estimator", given, result, penalty))
                 slowest = result["fit_time"]

@@ -67,6 +67,16 @@ def test_pram_without_pairs_has_complexity_max_bins(data_dir):
     assert model.n_interactions_ == 0 and model.complexity_ == 64
 
 
+def test_pram_says_which_bags_ran_out_of_boosting_rounds(data_dir):
+    """A stage runs out of rounds when its steps reach max_rounds × its terms; with room, boosting stops early."""
+    X, y, _, _ = clara_ms(data_dir)
+    bounded = PrAMRegressor(interactions=2, max_rounds=3, outer_bags=2, n_jobs=1).fit(X, y)
+    assert bounded.bags_out_of_rounds() == {"main": 1.0, "pairs": 1.0}
+    free = PrAMRegressor(interactions=0, outer_bags=2, n_jobs=1).fit(X, y)
+    assert free.max_rounds == 50_000 and free.bags_out_of_rounds() == {"main": 0.0, "pairs": 0.0}
+    assert np.all(np.atleast_2d(free.ebm_.best_iteration_)[0] < 50_000 * len(free.term_names_))
+
+
 def test_pram_eval_terms_add_up_to_prediction(data_dir):
     X, y, X_test, _ = clara_ms(data_dir)
     model = PrAMRegressor(interactions=2, **FAST_PRAM).fit(X, y)

@@ -484,13 +484,28 @@ def test_cross_fitted_trials_are_refit_at_the_estimators_fidelity(data_dir, monk
     assert not fits
     monkeypatch.setattr(PrAMRegressor, "fit", real_fit)
     # No time left for the refit: the validated 3-bag average is kept as it is.
-    monkeypatch.setattr(RandomSearch, "_refit_fits_budget", lambda self: False)
+    monkeypatch.setattr(RandomSearch, "_refit_fits_budget", lambda self, validated=None: False)
     kept = RandomSearch(estimator, **options).fit(X, y).best_estimator_
     assert kept.outer_bags == 3 and kept.size_ == chosen["size"]
     assert kept.metadata_["search"]["kept_model_params"] == {"outer_bags": 3}
     # A search on a sample of the rows refits on every row instead.
     sampled = RandomSearch(estimator, **{**options, "search_sample_size": 0.5, "refit": False}).fit(X, y)
     assert sampled._cross_fitted_model(dict(chosen["params"])) is None
+
+
+def test_cross_fitted_estimator_is_validated_at_the_trials_rounds_and_refit_with_its_own(data_dir):
+    """The starting PrAM is validated with the trials' bounded rounds, like every trial; the refit boosts with its own."""
+    X, y, _, _ = clara_ms(data_dir)
+    search = RandomSearch(PrAMRegressor(max_rounds=400, outer_bags=2, interactions=0, n_jobs=1), n_trials=1, cv=3,
+                          cross_fit=True, trial_params={"outer_bags": 1, "max_rounds": 3}, random_state=0,
+                          refit=False, progress=False).fit(X, y)
+    start = search.trials_.iloc[0]
+    assert start["source"] == "estimator"
+    validated = search._cross_fitted_model(dict(start["params"]))
+    assert validated.max_rounds == 3 and validated.bags_out_of_rounds() == {"main": 1.0, "pairs": 0.0}
+    kept = clone(search).set_params(refit=True).fit(X, y).best_estimator_
+    assert (kept.max_rounds, kept.outer_bags) == (400, 2)
+    assert kept.metadata_["search"]["kept_model_params"] == {}
 
 
 def test_refit_time_is_estimated_from_the_slowest_trial_at_the_estimators_bags():
@@ -506,6 +521,27 @@ def test_refit_time_is_estimated_from_the_slowest_trial_at_the_estimators_bags()
     assert not search._refit_fits_budget()
     search.set_params(time_budget_s=None)
     assert search._refit_fits_budget()
+
+
+def test_refit_time_scales_with_the_rounds_when_the_validated_bags_ran_out_of_them():
+    """A validated model that stopped early refits in about its time; one that ran out of rounds may boost all of them."""
+    search = RandomSearch(PrAMRegressor(outer_bags=1, max_rounds=50_000), cross_fit=True,
+                          trial_params={"outer_bags": 1, "max_rounds": 5000}, time_budget_s=100)
+    search.trials_ = pd.DataFrame({"source": ["estimator"], "fit_time": [4.0], "error": [None], "partial": [False]})
+    search._cross_fit_shape = (5, 1)  # a refit costs 4 s × 1 / (1 × 4) = 1 s, or 10 s with 10× the rounds
+    search._start_time = time.perf_counter() - 95  # 5 s left
+
+    class Validated:
+        max_rounds = 5000
+
+        def __init__(self, out_of_rounds):
+            self.out_of_rounds = out_of_rounds
+
+        def bags_out_of_rounds(self):
+            return {"main": self.out_of_rounds, "pairs": 0.0}
+
+    assert search._refit_fits_budget(Validated(0.0)) and search._refit_fits_budget()
+    assert not search._refit_fits_budget(Validated(0.25))
 
 
 def test_cross_fitting_classes_rarer_than_the_folds():
