@@ -44,9 +44,9 @@ its fold's training rows only (:meth:`primo.models.pram.PrAMRegressor.cross_fit`
 are scored on that fold, and the average of all k·b bags is the trial's validated model: its size is
 the trial's ``size``, and the simplification path is scored on its bags without refitting. The
 starting estimator is then validated as k b-bag models whatever its ``outer_bags``, with the other
-``trial_params`` as the searched configurations are. The kept
-configuration (or step of the path) is refit on every row with the estimator's own values of
-``trial_params`` (automatic selection's PrAM: its ``outer_bags`` and ``max_rounds``), since each validated bag saw only (k−1)/k of the rows:
+``trial_params`` as the searched configurations are. The kept configuration (or step of the path) is
+refit on every row with the estimator's own values of ``trial_params`` (automatic selection's PrAM:
+its ``outer_bags`` and ``max_rounds``), since each validated bag saw only (k−1)/k of the rows:
 in automatic selection on 16 development tables, the refit's test loss was lower on 11 (median
 −0.29% a table, bootstrap interval −3.9% to +0.05%; ``reports/benchmarks/README.md``, "Automatic
 selection's defaults"), for a median 0.7 s more a fit. When the time budget leaves no room for that
@@ -57,7 +57,8 @@ into one model. Automatic selection cross-fits.
 Budgets: ``n_trials`` evaluations at most, and ``time_budget_s`` seconds for the whole ``fit``
 (refit included): no trial starts that is expected to end past it. ``trial_params`` (e.g.
 ``{"outer_bags": 1}``) fixes parameters of the searched configurations to cheaper values than the
-estimator's; the starting estimator is still evaluated as given, and the rule chooses among all of
+estimator's; the starting estimator is still evaluated as given (cross-fitted: at the trials'
+fidelity, and refit with its own), and the rule chooses among all of
 them, so a cheap configuration is kept only when it validates as well. With ``n_refine > 0`` the
 best ``n_refine`` searched configurations are also evaluated with the estimator's own values of
 those parameters. Measured on breast cancer, one-bag and eight-bag PrAMs of the same configuration
