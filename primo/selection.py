@@ -59,9 +59,10 @@ logger = logging.getLogger(__name__)
 #: ``cv="auto"`` validates by 5-fold CV up to this many rows, by one 25% hold-out above.
 AUTO_CV_MAX_ROWS = 10_000
 #: PrAM configurations are searched with one bag (~10× cheaper) and at most 5,000 boosting rounds (a
-#: learning rate of 0.005 can otherwise boost for minutes a bag); the default PrAM, with its own bags and
-#: rounds, is a trial too, a one-bag configuration is kept only when it validates within noise of the best,
-#: and the kept one is refit with the PrAM's own bags and rounds.
+#: learning rate of 0.005 can otherwise boost for minutes a bag). The default PrAM is a trial too: with the
+#: same bounds when cross-fitted (k-fold CV), as given on a hold-out. A one-bag configuration is kept only
+#: when it validates within noise of the best; cross-fitted, the kept one is refit with the PrAM's own bags
+#: and rounds.
 PRAM_TRIAL_PARAMS = {"outer_bags": 1, "max_rounds": 5000}
 #: PrAM configurations are raced (:class:`~primo.search.BayesianSearch`'s ``race_folds``): scored on this many
 #: of the 5 folds first, the best few then on the others, so the trials cost ~half as many fits.
