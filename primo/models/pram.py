@@ -212,17 +212,20 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
                 bags[boost, bag], bags[stop, bag] = 1, -1
         return self._fit(X, y, sample_weight, bags=bags)
 
+    @property
+    def n_bags_(self) -> int:
+        """How many bags the model averages (``outer_bags`` of a fit; all folds' bags after :meth:`cross_fit`)."""
+        check_is_fitted(self)
+        return len(self.ebm_.bagged_intercept_)
+
     def bag_model(self, bags):
         """A copy that predicts with the average of some bags only (an index or a range of them).
 
         After :meth:`cross_fit`, ``bag_model(fold_bags(i, bags_per_fold))`` is fold *i*'s model.
         """
-        check_is_fitted(self)
-        ebm = self.ebm_
-        n_bags = len(ebm.bagged_intercept_)
         chosen = np.atleast_1d(np.asarray(bags, dtype=np.intp))
-        if chosen.size == 0 or chosen.min() < 0 or chosen.max() >= n_bags:
-            raise IndexError(f"bags {bags} out of range: the model has {n_bags} bags")
+        if chosen.size == 0 or chosen.min() < 0 or chosen.max() >= self.n_bags_:
+            raise IndexError(f"bags {bags} out of range: the model has {self.n_bags_} bags")
         model = copy.deepcopy(self)
         ebm = model.ebm_
         weights = np.asarray(ebm.bag_weights_, dtype=np.float64)[chosen]

@@ -62,9 +62,11 @@ fidelity, and refit with its own), and the rule chooses among all of
 them, so a cheap configuration is kept only when it validates as well. With ``n_refine > 0`` the
 best ``n_refine`` searched configurations are also evaluated with the estimator's own values of
 those parameters. Measured on breast cancer, one-bag and eight-bag PrAMs of the same configuration
-can rank differently (log loss 0.116 vs 0.262), so low-fidelity trials are candidates in their own
-right, not a proxy. Third-party warnings raised inside the trials are caught and summarised once
-(``warnings_``); progress (tqdm) appears for searches that run longer than 10 s unless
+can rank differently (log loss 0.116 vs 0.262), so one-bag trials are candidates in their own
+right, not a proxy. Trials of two or more bags, fewer than the estimator's, are scored as a model of
+the estimator's bags would be: each validation loss is extrapolated from the single bags' mean loss
+and their average's (:func:`score_model`, :func:`loss_at_bags`). Third-party warnings raised inside
+the trials are caught and summarised once (``warnings_``); progress (tqdm) appears for searches that run longer than 10 s unless
 ``progress=False``.
 
 Bayesian search asks scikit-optimize's ``Optimizer`` (Gaussian process + expected improvement) for
@@ -168,11 +170,13 @@ def standard_error(values) -> float:
     return float(values.std(ddof=1) / math.sqrt(len(values))) if len(values) > 1 else math.nan
 
 
-def score_model(model, loss, X_valid, y_valid, *, chunks: bool) -> dict:
+def score_model(model, loss, X_valid, y_valid, *, chunks: bool, refit_bags: int | None = None) -> dict:
     """Validation loss of a fitted model, plus log loss and calibration error for classifiers.
 
     With ``chunks`` (a single hold-out split), also the losses of :data:`HOLDOUT_CHUNKS` disjoint
-    chunks of the validation rows, from which the loss's standard error is estimated.
+    chunks of the validation rows, from which the loss's standard error is estimated. With
+    ``refit_bags``, a bagged model of fewer bags (at least 2) has its losses extrapolated to that many
+    bags (:func:`loss_at_bags`); its log loss and calibration error stay its own.
     """
     result = {"chunk_losses": [], "log_loss": math.nan, "ece": math.nan}
     proba = None
@@ -181,13 +185,39 @@ def score_model(model, loss, X_valid, y_valid, *, chunks: bool) -> dict:
         result["log_loss"] = log_loss_from_proba(y_valid, proba, labels)
         result["ece"] = expected_calibration_error(y_valid, proba, labels)
     reuse = proba is not None and loss == LOG_LOSS  # the loss is the log loss just computed
-    result["loss"] = result["log_loss"] if reuse else loss(model, X_valid, y_valid)
+    bags = getattr(model, "n_bags_", 1)
+    singles = [model.bag_model(bag) for bag in range(bags)] if refit_bags and 2 <= bags < refit_bags else []
+
+    def rows_loss(part=None):
+        """The loss on the validation rows (``part`` of them), extrapolated to ``refit_bags`` bags."""
+        X_part, y_part = (X_valid, y_valid) if part is None else (_safe_indexing(X_valid, part), y_valid[part])
+        if not reuse:
+            joint = loss(model, X_part, y_part)
+        else:
+            joint = result["log_loss"] if part is None else log_loss_from_proba(y_part, proba[part], labels)
+        if not singles:
+            return joint
+        return loss_at_bags(joint, float(np.mean([loss(single, X_part, y_part) for single in singles])), bags,
+                            refit_bags)
+
+    result["loss"] = rows_loss()
     n = len(y_valid)
     if chunks and n >= 2 * HOLDOUT_CHUNKS:
-        result["chunk_losses"] = [log_loss_from_proba(y_valid[part], proba[part], labels) if reuse
-                                  else loss(model, _safe_indexing(X_valid, part), y_valid[part])
-                                  for part in np.array_split(np.arange(n), HOLDOUT_CHUNKS)]
+        result["chunk_losses"] = [rows_loss(part) for part in np.array_split(np.arange(n), HOLDOUT_CHUNKS)]
     return result
+
+
+def loss_at_bags(joint: float, single: float, bags: int, refit_bags: int) -> float:
+    """The validation loss an average of ``refit_bags`` bags would have, from one of ``bags`` bags.
+
+    For squared error an average of b bags has loss L(b) = L∞ + V/b exactly (bias and the bags'
+    shared error, plus their variance over b); ``single`` (the bags' mean loss, L(1)) and ``joint``
+    (their average's, L(bags)) give L∞ and V. For other losses it is a first-order approximation.
+    Validating with fewer bags than the refit has otherwise underrates the high-variance
+    configurations the refit's bags smooth most (a large default PrAM against small searched ones).
+    """
+    variance = (single - joint) * bags / (bags - 1)
+    return joint - variance * (1 / bags - 1 / refit_bags)
 
 
 def summarize_folds(fold_results: list[dict]) -> dict:
@@ -227,12 +257,13 @@ def _failed_result(error: str) -> dict:
             "complexity": math.nan, "size": math.nan, "error": error, "per_fold": []}
 
 
-def _evaluate_trial(estimator, params, X, y, sample_weight, splits, loss, cross_fit=0):
+def _evaluate_trial(estimator, params, X, y, sample_weight, splits, loss, cross_fit=0, refit_bags=None):
     """Fit on each training split and score on its validation rows; returns a dict for the trial row.
 
     With ``cross_fit`` (bags per fold), one :meth:`~primo.models.pram.PrAMRegressor.cross_fit` call fits
     that many bags per split; each split's bags are scored on it, and the averaged model
-    (``result["model"]``) is the trial's final model, whose size every fold records.
+    (``result["model"]``) is the trial's final model, whose size every fold records. ``refit_bags``: see
+    :func:`score_model`.
     """
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
@@ -249,7 +280,8 @@ def _evaluate_trial(estimator, params, X, y, sample_weight, splits, loss, cross_
                           for train, valid in splits)
             folds = []
             for fold_model, valid in fitted:
-                fold = score_model(fold_model, loss, _safe_indexing(X, valid), y[valid], chunks=len(splits) == 1)
+                fold = score_model(fold_model, loss, _safe_indexing(X, valid), y[valid], chunks=len(splits) == 1,
+                                   refit_bags=refit_bags)
                 folds.append({**fold, **(kept_size if cross_fit else _size(fold_model))})
             result = summarize_trial(folds)
             if cross_fit:
@@ -267,7 +299,8 @@ def _size(model) -> dict:
     return {"complexity": complexity, "size": float(getattr(model, "size_", complexity))}
 
 
-def _score_post_fit_path(estimator, params, steps, X, y, sample_weight, train, valid, loss, chunks: bool):
+def _score_post_fit_path(estimator, params, steps, X, y, sample_weight, train, valid, loss, chunks: bool,
+                         refit_bags=None):
     """Fit ``params`` on ``train`` once; score the model at each step of its post-fit path on ``valid``.
 
     Returns one result per step (a ``"Type: message"`` string for a failure).
@@ -278,16 +311,17 @@ def _score_post_fit_path(estimator, params, steps, X, y, sample_weight, train, v
             model = fit_on_rows(estimator, params, X, y, sample_weight, train)
         except Exception as exc:
             return [f"{type(exc).__name__}: {exc}"] * len(steps)
-        return _score_variants(model, steps, _safe_indexing(X, valid), y[valid], loss, chunks)
+        return _score_variants(model, steps, _safe_indexing(X, valid), y[valid], loss, chunks, refit_bags)
 
 
-def _score_variants(model, steps, X_valid, y_valid, loss, chunks: bool):
+def _score_variants(model, steps, X_valid, y_valid, loss, chunks: bool, refit_bags=None):
     """Score ``model.simplified(**step)`` on the validation rows, for each step (a string for a failure)."""
     results = []
     for step in steps:
         try:
             variant = model.simplified(**step)
-            result = {**score_model(variant, loss, X_valid, y_valid, chunks=chunks), **_size(variant)}
+            result = {**score_model(variant, loss, X_valid, y_valid, chunks=chunks, refit_bags=refit_bags),
+                      **_size(variant)}
         except Exception as exc:
             result = f"{type(exc).__name__}: {exc}"
         results.append(result)
@@ -365,6 +399,13 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
             return {}
         own = self.estimator.get_params()
         return {name: own[name] for name in (self.trial_params or {})}
+
+    def _refit_bags(self) -> int | None:
+        """The refit's bag count when ``trial_params`` gives the trials fewer: their losses estimate it (see
+        :func:`score_model`)."""
+        trial_bags = (getattr(self, "trial_params", None) or {}).get("outer_bags")
+        own = self.estimator.get_params().get("outer_bags")
+        return own if trial_bags is not None and own is not None and own > trial_bags else None
 
     def _refit_fits_budget(self, validated=None) -> bool:
         """Whether a refit is expected to end within the time budget.
@@ -658,7 +699,7 @@ class _SequentialSearch(_BaseSearch):
                 given = {n: _python_scalar(self.estimator.get_params().get(n)) for n in names}
                 # Cross-fitted, it is validated at the trials' fidelity like them; the refit restores its own.
                 result = _evaluate_trial(self.estimator, fixed if cross else {}, X, y, sample_weight, splits, loss,
-                                         cross)
+                                         cross, self._refit_bags())
                 done = 1
                 rows.append(self._row(done, "estimator", given, result, penalty))
                 slowest = result["fit_time"]
@@ -681,7 +722,7 @@ class _SequentialSearch(_BaseSearch):
                     break
                 params_list = [{**fixed, **{n: _python_scalar(v) for n, v in zip(names, p)}} for p in points]
                 results = parallel(evaluate(self.estimator, params, X, y, sample_weight, search_splits, loss,
-                                            cross and not race) for params in params_list)
+                                            cross and not race, self._refit_bags()) for params in params_list)
                 scores = []
                 for params, result in zip(params_list, results):
                     done += 1
@@ -746,7 +787,7 @@ class _SequentialSearch(_BaseSearch):
         partial = [r for r in rows if r["partial"] and r["error"] is None]
         finalists = sorted(partial, key=lambda r: r["score"])[:RACE_FINALISTS]
         results = parallel(joblib.delayed(_evaluate_trial)(self.estimator, r["params"], X, y, sample_weight, rest,
-                                                           loss) for r in finalists)
+                                                           loss, refit_bags=self._refit_bags()) for r in finalists)
         completed = {}
         for row, result in zip(finalists, results):
             first = raced[row["trial"]]
@@ -789,7 +830,8 @@ class _SequentialSearch(_BaseSearch):
                     variants.append(params)
         variants = variants[:n_shrink]
         results = parallel(joblib.delayed(_evaluate_trial)(self.estimator, {**fixed, **params}, X, y, sample_weight,
-                                                           splits, loss, cross) for params in variants)
+                                                           splits, loss, cross, self._refit_bags())
+                           for params in variants)
         return [self._row(len(rows) + i + 1, "shrink", {**fixed, **params}, result, penalty)
                 for i, (params, result) in enumerate(zip(variants, results))]
 
@@ -826,14 +868,15 @@ class _SequentialSearch(_BaseSearch):
         if cross_fitted is not None:  # score each fold's bag; the sizes are the averaged model's
             bags = self._cross_fits(splits, y)
             folds = parallel(joblib.delayed(_score_variants)(cross_fitted.bag_model(fold_bags(fold, bags)), steps,
-                                                             _safe_indexing(X, valid), y[valid], loss, False)
+                                                             _safe_indexing(X, valid), y[valid], loss, False,
+                                                             self._refit_bags())
                              for fold, (_, valid) in enumerate(splits))
             sizes = [_size(cross_fitted.simplified(**step)) for step in steps]
             folds = [[r if isinstance(r, str) else {**r, **size} for r, size in zip(fold, sizes)] for fold in folds]
         else:
             folds = parallel(joblib.delayed(_score_post_fit_path)(self.estimator, best["params"], steps, X, y,
                                                                   sample_weight, train, valid, loss,
-                                                                  len(splits) == 1)
+                                                                  len(splits) == 1, self._refit_bags())
                              for train, valid in splits)
         new = []
         for k, step in enumerate(steps):

@@ -602,3 +602,44 @@ def test_a_custom_loss_named_log_loss_is_not_replaced_by_the_probability_log_los
     result = score_model(model, resolve_loss(log_loss, model), X, np.asarray(y), chunks=False)
     assert result["loss"] == pytest.approx(log_loss(y, model.predict(X)))
     assert result["loss"] != pytest.approx(result["log_loss"])
+
+
+def test_loss_at_bags_extrapolates_squared_error_of_independent_bags():
+    from primo.search.searchers import loss_at_bags
+
+    rng = np.random.default_rng(0)
+    y = rng.normal(size=200_000)
+    bags = y + 0.3 + rng.normal(scale=1.0, size=(8, y.size))  # shared bias 0.3, independent errors per bag
+
+    def mse(prediction):
+        return float(np.mean((prediction - y) ** 2))
+
+    joint, single = mse(bags[:2].mean(axis=0)), float(np.mean([mse(bag) for bag in bags[:2]]))
+    assert loss_at_bags(joint, single, 2, 8) == pytest.approx(mse(bags.mean(axis=0)), rel=0.01)  # 0.09 + 1/8
+    assert loss_at_bags(joint, single, 2, 2) == pytest.approx(joint)
+    assert loss_at_bags(joint, single, 2, 1) == pytest.approx(single)
+
+
+def test_a_bagged_trial_is_scored_as_the_refit_bags_would_be(data_dir):
+    from primo.search.searchers import loss_at_bags, score_model
+
+    X, y, _, _ = clara_ms(data_dir)
+    y = y.to_numpy()
+    model = PrAMRegressor(outer_bags=2, max_rounds=200, n_jobs=1, random_state=0).fit(X, y)
+    loss = resolve_loss("neg_mean_absolute_error", model)
+    joint = loss(model, X, y)
+    single = np.mean([loss(model.bag_model(bag), X, y) for bag in range(2)])
+    assert score_model(model, loss, X, y, chunks=False)["loss"] == pytest.approx(joint)
+    assert score_model(model, loss, X, y, chunks=False, refit_bags=8)["loss"] == pytest.approx(
+        loss_at_bags(joint, single, 2, 8))
+    one_bag = model.bag_model(0)
+    assert score_model(one_bag, loss, X, y, chunks=False, refit_bags=8)["loss"] == pytest.approx(loss(one_bag, X, y))
+
+
+def test_trials_with_fewer_bags_than_the_estimator_are_extrapolated_to_its_bags():
+    def refit_bags(bags, trial_params):
+        return BayesianSearch(PrAMRegressor(outer_bags=bags), trial_params=trial_params)._refit_bags()
+
+    assert refit_bags(8, {"outer_bags": 2}) == 8
+    assert refit_bags(8, None) is None and refit_bags(2, {"outer_bags": 2}) is None
+    assert refit_bags(8, {"max_rounds": 100}) is None
