@@ -13,6 +13,8 @@ trial source (search, shrink, simplify, estimator or path). Only development tab
 ``--used-held-out`` admits the held-out tables of the first :data:`USED_DRAWS` draws of ``sampled_tables.py``
 as well: they have been read to diagnose failures since, so they are development tables for any new
 question, and what they suggest must be confirmed on a later draw nobody has looked at.
+``--confirm-draw N`` admits draw N's held-out tables for such a confirmation, whose criterion was written
+before the run; the tables it runs are read from then on (say so where their results are reported).
 
 A variant of an earlier commit runs from a checkout of that commit (``PYTHONPATH=/path/to/checkout``):
 the label records what it was.
@@ -55,14 +57,21 @@ def used_held_out() -> dict:
             for name, spec in sampled_tables.draw(number).items() if spec.role == "held_out"}
 
 
-def sampled_spec(name: str):
-    """The sampled table's spec, development or used held-out (None for a suite table)."""
-    return SAMPLED_DEVELOPMENT.get(name) or used_held_out().get(name)
+def confirmation_tables(number: int | None) -> dict:
+    """The held-out tables of draw ``number`` (none for None), by name."""
+    if number is None:
+        return {}
+    return {name: spec for name, spec in sampled_tables.draw(number).items() if spec.role == "held_out"}
 
 
-def development_table(name: str):
+def sampled_spec(name: str, confirm_draw: int | None = None):
+    """The sampled table's spec: development, used held-out or in the confirmation draw (None for a suite table)."""
+    return SAMPLED_DEVELOPMENT.get(name) or used_held_out().get(name) or confirmation_tables(confirm_draw).get(name)
+
+
+def development_table(name: str, confirm_draw: int | None = None):
     """A development table and the folds its benchmark scores it on (the suite's first repeat, or 3)."""
-    spec = sampled_spec(name)
+    spec = sampled_spec(name, confirm_draw)
     if spec is not None:
         return sampled_tables.table_and_folds(spec)
     table = load_table(name)
@@ -98,9 +107,9 @@ def capped_bags(model) -> dict | None:
     return pram.bags_out_of_rounds() if hasattr(pram, "bags_out_of_rounds") else None
 
 
-def run(out: str, label: str, kwargs: dict, tables: list[str]) -> None:
+def run(out: str, label: str, kwargs: dict, tables: list[str], confirm_draw: int | None = None) -> None:
     for name in tables:
-        table, folds = development_table(name)
+        table, folds = development_table(name, confirm_draw)
         for fold, (train, test) in enumerate(folds):
             model = build(label, kwargs, table.task, table.X, fold)
             start = time.perf_counter()
@@ -133,7 +142,9 @@ def summarize(paths: list[str], reference: str) -> None:
     print("|---|---|---|---|---|---|---|---|---|")
     relative = defaultdict(list)  # variant -> its mean loss relative to the reference's, one per table
     for table in tables:
-        task = TABLES[table].task if table in TABLES else sampled_spec(table).task
+        recorded = [row["task"] for (name, _), folds in results.items() if name == table
+                    for row in folds.values() if "task" in row]
+        task = recorded[0] if recorded else TABLES[table].task  # rows written before "task" are the suite's
         metric = "mae" if task == "regression" else "log_loss"
         base = results.get((table, reference), {})
         for variant in variants:
@@ -190,18 +201,21 @@ def main(argv=None) -> None:
     runner.add_argument("--tables", nargs="+", default=DEVELOPMENT, help="default: every development table")
     runner.add_argument("--used-held-out", action="store_true",
                         help=f"admit the held-out tables of draws 1-{USED_DRAWS} (see the docstring)")
+    runner.add_argument("--confirm-draw", type=int, default=None,
+                        help="admit this draw's held-out tables, for a confirmation (see the docstring)")
     summary = commands.add_parser("summarize")
     summary.add_argument("paths", nargs="+")
     summary.add_argument("--reference", default="pram_default")
     args = parser.parse_args(argv)
     if args.command == "run":
-        allowed = DEVELOPMENT + (list(used_held_out()) if args.used_held_out else [])
+        allowed = (DEVELOPMENT + (list(used_held_out()) if args.used_held_out else [])
+                   + list(confirmation_tables(args.confirm_draw)))
         refused = [name for name in args.tables if name not in allowed]
         if refused:
             parser.error(f"not a development table: {', '.join(refused)}"
                          + ("" if args.used_held_out else
                             f" (--used-held-out admits draws 1-{USED_DRAWS}'s held-out tables)"))
-        run(args.out, args.label, args.kwargs, args.tables)
+        run(args.out, args.label, args.kwargs, args.tables, args.confirm_draw)
     else:
         summarize(args.paths, args.reference)
 

@@ -20,6 +20,11 @@ def test_only_development_tables_inform_defaults(variants):
     assert held_out in used and {spec.role for spec in used.values()} == {"held_out"}
     assert not set(used) & set(variants.sampled_tables.draw(variants.USED_DRAWS + 1))
     assert variants.sampled_spec(held_out).name == held_out and variants.sampled_spec("diabetes") is None
+    later = next(iter(variants.sampled_tables.draw(variants.USED_DRAWS + 1)))
+    with pytest.raises(SystemExit):  # a later draw's table only with --confirm-draw, for a written criterion
+        variants.main(["run", "/dev/null", "x", "{}", "--tables", later, "--used-held-out"])
+    assert variants.sampled_spec(later) is None
+    assert variants.sampled_spec(later, confirm_draw=variants.USED_DRAWS + 1).name == later
     table, folds = variants.development_table("french_fries")
     assert len(folds) == variants.sampled_tables.N_FOLDS and len(table.y) <= variants.sampled_tables.MAX_ROWS
 
