@@ -66,8 +66,8 @@ can rank differently (log loss 0.116 vs 0.262), so one-bag trials are candidates
 right, not a proxy. Trials of two or more bags, fewer than the estimator's, are scored as a model of
 the estimator's bags would be: each validation loss is extrapolated from the single bags' mean loss
 and their average's (:func:`score_model`, :func:`loss_at_bags`). Third-party warnings raised inside
-the trials are caught and summarised once (``warnings_``); progress (tqdm) appears for searches that run longer than 10 s unless
-``progress=False``.
+the trials are caught and summarised once (``warnings_``); progress (tqdm) appears for searches that
+run longer than 10 s unless ``progress=False``.
 
 Bayesian search asks scikit-optimize's ``Optimizer`` (Gaussian process + expected improvement) for
 ``batch_size`` points at a time; with more than one, the constant-liar strategy keeps parallel
