@@ -63,11 +63,11 @@ them, so a cheap configuration is kept only when it validates as well. With ``n_
 best ``n_refine`` searched configurations are also evaluated with the estimator's own values of
 those parameters. Measured on breast cancer, one-bag and eight-bag PrAMs of the same configuration
 can rank differently (log loss 0.116 vs 0.262), so one-bag trials are candidates in their own
-right, not a proxy. Trials of two or more bags, fewer than the estimator's, are scored as a model of
-the estimator's bags would be: each validation loss is extrapolated from the single bags' mean loss
-and their average's (:func:`score_model`, :func:`loss_at_bags`). Third-party warnings raised inside
-the trials are caught and summarised once (``warnings_``); progress (tqdm) appears for searches that
-run longer than 10 s unless ``progress=False``.
+right, not a proxy. With ``cross_fit``, trials of two or more bags, fewer than the estimator's, are
+scored as the refit of the estimator's bags would be: each validation loss is extrapolated from the
+single bags' mean loss and their average's (:func:`score_model`, :func:`loss_at_bags`). Third-party
+warnings raised inside the trials are caught and summarised once (``warnings_``); progress (tqdm)
+appears for searches that run longer than 10 s unless ``progress=False``.
 
 Bayesian search asks scikit-optimize's ``Optimizer`` (Gaussian process + expected improvement) for
 ``batch_size`` points at a time; with more than one, the constant-liar strategy keeps parallel
@@ -401,11 +401,10 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         return {name: own[name] for name in (self.trial_params or {})}
 
     def _refit_bags(self) -> int | None:
-        """The refit's bag count when ``trial_params`` gives the trials fewer: their losses estimate it (see
-        :func:`score_model`)."""
-        trial_bags = (getattr(self, "trial_params", None) or {}).get("outer_bags")
-        own = self.estimator.get_params().get("outer_bags")
-        return own if trial_bags is not None and own is not None and own > trial_bags else None
+        """The refit's bag count when it restores more bags than ``trial_params`` gives the trials: their
+        losses estimate it (see :func:`score_model`). Not cross-fitted, the refit keeps the trials' bags."""
+        refit = self._full_fidelity().get("outer_bags")
+        return refit if refit is not None and refit > self.trial_params["outer_bags"] else None
 
     def _refit_fits_budget(self, validated=None) -> bool:
         """Whether a refit is expected to end within the time budget.

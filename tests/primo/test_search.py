@@ -636,10 +636,12 @@ def test_a_bagged_trial_is_scored_as_the_refit_bags_would_be(data_dir):
     assert score_model(one_bag, loss, X, y, chunks=False, refit_bags=8)["loss"] == pytest.approx(loss(one_bag, X, y))
 
 
-def test_trials_with_fewer_bags_than_the_estimator_are_extrapolated_to_its_bags():
-    def refit_bags(bags, trial_params):
-        return BayesianSearch(PrAMRegressor(outer_bags=bags), trial_params=trial_params)._refit_bags()
+def test_trials_with_fewer_bags_than_the_refit_are_extrapolated_to_its_bags():
+    def refit_bags(bags, trial_params, cross_fit=True):
+        return BayesianSearch(PrAMRegressor(outer_bags=bags), trial_params=trial_params,
+                              cross_fit=cross_fit)._refit_bags()
 
     assert refit_bags(8, {"outer_bags": 2}) == 8
     assert refit_bags(8, None) is None and refit_bags(2, {"outer_bags": 2}) is None
     assert refit_bags(8, {"max_rounds": 100}) is None
+    assert refit_bags(8, {"outer_bags": 2}, cross_fit=False) is None  # its refit keeps the trials' 2 bags
