@@ -50,18 +50,20 @@ DEVELOPMENT = SUITE_DEVELOPMENT + list(SAMPLED_DEVELOPMENT)
 USED_DRAWS = 3
 
 
+def held_out_tables(number: int) -> dict:
+    """The held-out tables of draw ``number``, by name."""
+    return {name: spec for name, spec in sampled_tables.draw(number).items() if spec.role == "held_out"}
+
+
 @functools.lru_cache(maxsize=1)
 def used_held_out() -> dict:
     """The held-out tables of the first :data:`USED_DRAWS` draws, by name."""
-    return {name: spec for number in range(1, USED_DRAWS + 1)
-            for name, spec in sampled_tables.draw(number).items() if spec.role == "held_out"}
+    return {name: spec for number in range(1, USED_DRAWS + 1) for name, spec in held_out_tables(number).items()}
 
 
 def confirmation_tables(number: int | None) -> dict:
     """The held-out tables of draw ``number`` (none for None), by name."""
-    if number is None:
-        return {}
-    return {name: spec for name, spec in sampled_tables.draw(number).items() if spec.role == "held_out"}
+    return {} if number is None else held_out_tables(number)
 
 
 def sampled_spec(name: str, confirm_draw: int | None = None):
