@@ -161,6 +161,22 @@ def _without_majority():
     return mock.patch.object(choice, "worse_share", lambda losses, best_losses: 0.0)
 
 
+def _tie_zone(margin: float):
+    """The default rule, with a validation unit counted as worse than the best's only when its loss exceeds
+    the best's on it by more than ``margin`` times the best's: at 10^5 rows the majority vote otherwise
+    counts differences of 10^-4 (benchmarks/auto_scale.py, README "Automatic selection at 100k rows")."""
+    def share(losses, best_losses):
+        a, b = np.asarray(losses, dtype=float), np.asarray(best_losses, dtype=float)
+        if a.shape != b.shape or a.size == 0:
+            return 0.0
+        return float(np.mean(a > b + margin * np.abs(b)))
+
+    def rule(trials):
+        with mock.patch.object(choice, "worse_share", share):
+            return choice.choose_trial(trials)
+    return rule
+
+
 def _standard_error_only(trials):
     with _without_majority():
         return choice.choose_trial(trials)
@@ -168,7 +184,8 @@ def _standard_error_only(trials):
 
 RULES = {"default": choice.choose_trial, "before 2026-11-29": _standard_error_only, "cap 1%": _capped(0.01),
          "cap 0.5%": _capped(0.005), "lowest S": lambda trials: choice.choose_trial(trials, tolerance=0.0),
-         "isotonic": _isotonic}
+         "isotonic": _isotonic, "tie zone 0.1%": _tie_zone(0.001), "tie zone 0.5%": _tie_zone(0.005),
+         "tie zone 1%": _tie_zone(0.01)}
 
 
 def _ebm(table: str):
