@@ -165,11 +165,11 @@ def _tie_zone(margin: float):
     """The default rule, with a validation unit counted as worse than the best's only when its loss exceeds
     the best's on it by more than ``margin`` times the best's: at 10^5 rows the majority vote otherwise
     counts differences of 10^-4 (benchmarks/auto_scale.py, README "Automatic selection at 100k rows")."""
+    strict = choice.worse_share
+
     def share(losses, best_losses):
-        a, b = np.asarray(losses, dtype=float), np.asarray(best_losses, dtype=float)
-        if a.shape != b.shape or a.size == 0:
-            return 0.0
-        return float(np.mean(a > b + margin * np.abs(b)))
+        best = np.asarray(best_losses, dtype=float)
+        return strict(losses, best + margin * np.abs(best))
 
     def rule(trials):
         with mock.patch.object(choice, "worse_share", share):
