@@ -16,8 +16,9 @@ question, and what they suggest must be confirmed on a later draw nobody has loo
 ``--confirm-draw N`` admits draw N's held-out tables for such a confirmation, whose criterion was written
 before the run; the tables it runs are read from then on (say so where their results are reported).
 
-A variant of an earlier commit runs from a checkout of that commit (``PYTHONPATH=/path/to/checkout``):
-the label records what it was.
+A variant of an earlier commit runs from a checkout of that commit: in a virtualenv where that checkout is
+installed (``PYTHONPATH=/path/to/checkout`` does not override an editable install of the project, whose
+import hook comes first); the label records what it was.
 
 Usage:
   python benchmarks/auto_variants.py run OUT.jsonl new10 '{"n_trials": 10}' --tables diabetes wine
