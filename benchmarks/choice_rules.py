@@ -136,11 +136,16 @@ def _frame(row: dict) -> pd.DataFrame:
     return frame
 
 
-def _capped(cap: float):
+def _patched_rule(attribute: str, value):
+    """The default rule with one attribute of :mod:`primo.search.choice` replaced by ``value``."""
     def rule(trials):
-        with mock.patch.object(choice, "MAX_NOISE_MARGIN", cap):
+        with mock.patch.object(choice, attribute, value):
             return choice.choose_trial(trials)
     return rule
+
+
+def _capped(cap: float):
+    return _patched_rule("MAX_NOISE_MARGIN", cap)
 
 
 def _isotonic(trials):
@@ -171,10 +176,7 @@ def _tie_zone(margin: float):
         best = np.asarray(best_losses, dtype=float)
         return strict(losses, best + margin * np.abs(best))
 
-    def rule(trials):
-        with mock.patch.object(choice, "worse_share", share):
-            return choice.choose_trial(trials)
-    return rule
+    return _patched_rule("worse_share", share)
 
 
 def _standard_error_only(trials):
