@@ -367,9 +367,10 @@ class SlurmCluster:
             raise RuntimeError(f"sbatch {' '.join(sbatch_args)} failed: {done.stderr.strip()}")
         return done.stdout.strip().split(";")[0]
 
-    def queue_length(self) -> int:
-        """Jobs pending or running."""
-        return len(self._client(["squeue", "-h", "-o", "%i"]).stdout.split())
+    def queue_length(self, *, pending_only: bool = False) -> int:
+        """Jobs pending or running (``pending_only``: jobs still waiting for resources)."""
+        states = ["-t", "PENDING"] if pending_only else []
+        return len(self._client(["squeue", "-h", *states, "-o", "%i"]).stdout.split())
 
     def path(self, name: str) -> Path:
         """A file of this cluster's directory (``jobcomp.txt``, ``log/slurmctld.log``...)."""

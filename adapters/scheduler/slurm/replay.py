@@ -19,8 +19,9 @@ For each log:
    :func:`adapters.scheduler.casestudy.workload_data_at`) trained on the latest jobs before the window;
    the rolling QSSF history starts with every job that finished before the window.
 3. **Slurm**: ``--repeats`` rounds; in each, the three policies run at the same time, each in a fresh
-   :class:`~adapters.scheduler.slurm.cluster.SlurmCluster` (the load average is recorded), and
-   ``--rounds-at-once`` rounds run side by side (the replay is mostly wall-clock sleep); every
+   :class:`~adapters.scheduler.slurm.cluster.SlurmCluster` (the load average is recorded). A round starts
+   once the one before it has started every job (from then on its Slurms only wait for sleeping jobs), or
+   with ``--rounds-at-once`` N once the round N before it has; every
    job is submitted at its submit time divided by the time scale, as the trace's user and name, with
    its GPU count, and ``sleep``\\ s its duration divided by the time scale. FIFO: no plugin (equal
    priorities run in submission order). QSSF-Primo: the generated ``job_submit.lua``. SJF-oracle:
@@ -130,7 +131,7 @@ class ReplaySettings:
     bootstrap: int = 2000
     seed: int = 0
     repeats: int = 3                    # Slurm rounds; each round runs the three policies at once
-    rounds_at_once: int = 1             # rounds replayed side by side (each round: three Slurms)
+    rounds_at_once: int = 1             # rounds scheduling side by side (each round: three Slurms)
 
     def __post_init__(self):
         if self.repeats < 1 or self.rounds_at_once < 1:
@@ -457,7 +458,8 @@ def read_completions(path: Path) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["slurm_id", "name", "state", "start_s", "end_s", "procs", "submit_s"])
 
 
-def replay_in_slurm(p: Prepared, policy: str, settings: ReplaySettings, *, files: dict | None = None) -> dict:
+def replay_in_slurm(p: Prepared, policy: str, settings: ReplaySettings, *, files: dict | None = None,
+                    scheduled: threading.Event | None = None) -> dict:
     """Replay the window in a fresh Slurm under ``policy``; per-job times and the plugin's log.
 
     Returns ``{"jobs": DataFrame(job, submit, allocated, start, end, released, record_start, record_end,
@@ -465,7 +467,8 @@ def replay_in_slurm(p: Prepared, policy: str, settings: ReplaySettings, *, files
     its CPUs / took them back; ``start``/``end``: the job's own clock), ``"passes"``: ``[(trace seconds,
     kind)]`` of slurmctld's scheduling passes, ``"submit_usec": [...]``, ``"plugin"``: DataFrame of the
     plugin's log lines, ``"wall_s"``: seconds, ``"load_1min"``: the host's load average at the start}``.
-    ``files`` replaces the plugin files (tests: a broken model).
+    ``files`` replaces the plugin files (tests: a broken model). ``scheduled`` is set once every job is
+    submitted and none is pending: only sleeping jobs are left.
     """
     if files is None and policy == "qssf_primo":
         files = plugin_files_for(p, settings.lam)
@@ -496,6 +499,8 @@ def replay_in_slurm(p: Prepared, policy: str, settings: ReplaySettings, *, files
                                               plugin.request_field(job.get("req_time"))]))
         deadline = time.monotonic() + settings.drain_timeout
         while cluster.queue_length() and time.monotonic() < deadline:
+            if scheduled is not None and not scheduled.is_set() and not cluster.queue_length(pending_only=True):
+                scheduled.set()
             time.sleep(0.5)
         if cluster.queue_length():
             raise RuntimeError(f"{policy}: jobs still queued {settings.drain_timeout:.0f} s after the last submission")
@@ -675,15 +680,28 @@ def compare(slurm: list[dict], times: dict, settings: ReplaySettings) -> dict:
 
 
 # ---------------------------------------------------------------- one log, the whole study
-def replay_rounds(p: Prepared, settings: ReplaySettings, files: dict, count: int) -> list[dict]:
-    """``count`` rounds replayed at the same time; in each, the three policies, each in its own Slurm: a
-    load spike on the shared machine hits all of them alike, and the rounds take the time of one replay.
+def replay_rounds(p: Prepared, settings: ReplaySettings, files: dict) -> list[dict]:
+    """The ``settings.repeats`` rounds; in each, the three policies at the same time, each in its own Slurm,
+    so a load spike on the shared machine hits all of them alike. A round starts once the round
+    ``settings.rounds_at_once`` before it has started every job: that round's Slurms then only wait for
+    sleeping jobs to end, so the rounds overlap in their tails without scheduling at the same time.
     ``[{policy: run}]``, one per round."""
-    with ThreadPoolExecutor(count * len(POLICIES)) as pool:
-        futures = [{policy: pool.submit(replay_in_slurm, p, policy, settings,
-                                        files=files if policy == "qssf_primo" else None) for policy in POLICIES}
-                   for _ in range(count)]
-        return [{policy: future.result() for policy, future in rnd.items()} for rnd in futures]
+    def replay(policy: str, scheduled: threading.Event) -> dict:
+        try:
+            return replay_in_slurm(p, policy, settings, files=files if policy == "qssf_primo" else None,
+                                   scheduled=scheduled)
+        finally:
+            scheduled.set()  # a failed replay must not hold the next round back
+
+    started: list[tuple[dict, dict]] = []
+    with ThreadPoolExecutor(settings.repeats * len(POLICIES)) as pool:
+        for r in range(settings.repeats):
+            if r >= settings.rounds_at_once:
+                for event in started[r - settings.rounds_at_once][0].values():
+                    event.wait()
+            events = {policy: threading.Event() for policy in POLICIES}
+            started.append((events, {policy: pool.submit(replay, policy, events[policy]) for policy in POLICIES}))
+        return [{policy: future.result() for policy, future in futures.items()} for _, futures in started]
 
 
 def run_log(data_dir: Path, log: str, settings: ReplaySettings) -> tuple[dict, pd.DataFrame]:
@@ -694,13 +712,12 @@ def run_log(data_dir: Path, log: str, settings: ReplaySettings) -> tuple[dict, p
     logger.info("%s: window of %d jobs, offered load %.2f, time scale %.0f", log, len(p.jobs), p.offered_load,
                 p.time_scale)
     files = plugin_files_for(p, settings.lam)
-    slurm_started, rounds = time.monotonic(), []
-    while len(rounds) < settings.repeats:
-        for rnd in replay_rounds(p, settings, files, min(settings.rounds_at_once, settings.repeats - len(rounds))):
-            rounds.append(rnd)
-            logger.info("%s round %d in Slurm: %s", log, len(rounds),
-                        {policy: round(summarize(run["jobs"])["avg_jct_h"], 3) for policy, run in rnd.items()})
+    slurm_started = time.monotonic()
+    rounds = replay_rounds(p, settings, files)
     slurm_s = time.monotonic() - slurm_started
+    for r, rnd in enumerate(rounds):
+        logger.info("%s round %d in Slurm: %s", log, r + 1,
+                    {policy: round(summarize(run["jobs"])["avg_jct_h"], 3) for policy, run in rnd.items()})
     mechanics = [{policy: slurm_mechanics(run) for policy, run in rnd.items()} for rnd in rounds]
     times = {"slurm": {policy: [rnd[policy]["jobs"] for rnd in rounds] for policy in POLICIES},
              "simulator": {policy: [simulate(p, policy, settings)] for policy in POLICIES},
@@ -753,6 +770,7 @@ def run(data_dir=None, out="reports/scheduler/slurm", logs=DEFAULT_LOGS, setting
                             "nodes": settings.nodes, "gpus_per_node": GPUS_PER_NODE, "lam": settings.lam,
                             "budget": settings.budget.__dict__, "procs_per_gpu": PROCS_PER_GPU,
                             "repeats": settings.repeats, "rounds_at_once": settings.rounds_at_once,
+                            "tail_overlap": True,
                             "duration_trials": settings.duration_trials,
                             "max_train_jobs": settings.max_train_jobs},
                "logs": [], "survey": survey(data_dir, settings)}
@@ -991,9 +1009,17 @@ def _at_once_flag(settings: dict) -> str:
     return f" --rounds-at-once {settings['rounds_at_once']}" if settings.get("rounds_at_once", 1) > 1 else ""
 
 
-def _at_once_text(settings: dict) -> str:
+def _side_by_side_text(settings: dict) -> str:
     count = settings.get("rounds_at_once", 1)
     return f"; {count} rounds run side by side ({len(POLICIES) * count} Slurms at once)" if count > 1 else ""
+
+
+def _at_once_text(settings: dict) -> str:
+    count, text = settings.get("rounds_at_once", 1), _side_by_side_text(settings)
+    if settings.get("tail_overlap"):  # runs before it started a round only when the one before had ended
+        text += (f"; a round starts once the round {'before it' if count == 1 else f'{count} before it'} has "
+                 "started every job, so it overlaps only that round's sleeping tail")
+    return text
 
 
 def _targets(results: dict) -> str:
@@ -1031,7 +1057,7 @@ def _targets(results: dict) -> str:
             + f"Ranking: Slurm `{_view_ranking(r, 'slurm')}`; simulator `{_view_ranking(r, 'simulator')}` "
             f"(**{r['agreement']['simulator']['ranking']}**); Slurm-cadence simulator `{_view_ranking(r, 'simulator_slurm')}` "
             f"(**{r['agreement']['simulator_slurm']['ranking']}**). One round of the three policies (at once"
-            f"{_at_once_text(results['settings'])}) "
+            f"{_side_by_side_text(results['settings'])}) "
             f"{per_round:.1f} min, all {len(r['slurm_runs']) // len(POLICIES)} rounds {r['slurm_replay_s'] / 60:.2f} min "
             f"(target < 10 min for one log and three policies: {'met' if r['slurm_replay_s'] < 600 else 'missed'}); "
             f"the whole command for this log, with the model fit and the simulations, {r['total_s'] / 60:.1f} min.")
@@ -1126,7 +1152,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=ReplaySettings.repeats,
                         help="Slurm rounds per log (each runs the three policies at once; about 3.5 min per round)")
     parser.add_argument("--rounds-at-once", type=int, default=ReplaySettings.rounds_at_once,
-                        help="rounds replayed side by side (each round is three Slurms, mostly sleeping)")
+                        help="rounds scheduling side by side (each round is three Slurms); a round's tail of "
+                             "sleeping jobs always overlaps the next round")
     parser.add_argument("--quick", action="store_true", help="smoke run: 30 jobs, tiny model budget")
     parser.add_argument("--readme-only", action="store_true", help="rewrite README.md from the existing results.json")
     args = parser.parse_args(argv)

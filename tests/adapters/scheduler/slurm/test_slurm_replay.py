@@ -235,17 +235,48 @@ def test_rounds_at_once_replay_side_by_side(monkeypatch):
 
     together = threading.Barrier(2 * len(replay.POLICIES), timeout=30)
 
-    def fake_replay(p, policy, settings, *, files=None):
+    def fake_replay(p, policy, settings, *, files=None, scheduled=None):
         together.wait()
         return {"policy": policy, "files": files}
 
     monkeypatch.setattr(replay, "replay_in_slurm", fake_replay)
-    rounds = replay.replay_rounds(None, replay.QUICK, {"job_submit.lua": "--"}, 2)
+    assert (replay.QUICK.repeats, replay.QUICK.rounds_at_once) == (2, 2)
+    rounds = replay.replay_rounds(None, replay.QUICK, {"job_submit.lua": "--"})
     assert [{policy: run["policy"] for policy, run in rnd.items()} for rnd in rounds] == [
         {policy: policy for policy in replay.POLICIES}] * 2
     assert all((rnd["qssf_primo"]["files"] is not None) and rnd["fifo"]["files"] is None for rnd in rounds)
     with pytest.raises(ValueError, match="rounds_at_once"):
         replay.ReplaySettings(rounds_at_once=0)
+
+
+def test_rounds_overlap_only_in_their_sleeping_tails(monkeypatch):
+    """One round at a time: the next round starts once every replay of the round before has started all its
+    jobs, while that round still waits for its sleeping jobs; a replay that fails does not hold it back."""
+    import dataclasses
+    import threading
+
+    second_round = threading.Event()
+    first_round, overlapped, lock = [], [], threading.Lock()
+
+    def fake_replay(p, policy, settings, *, files=None, scheduled=None):
+        with lock:
+            in_first = len(first_round) < len(replay.POLICIES) and not second_round.is_set()
+            if in_first:
+                first_round.append(policy)
+        if not in_first:
+            second_round.set()
+            return {}
+        if policy == "fifo":
+            raise RuntimeError("slurmctld died")  # before its jobs were all started
+        assert not second_round.is_set()  # the next round waits for this one's jobs to start
+        scheduled.set()
+        overlapped.append(second_round.wait(timeout=30))
+        return {}
+
+    monkeypatch.setattr(replay, "replay_in_slurm", fake_replay)
+    with pytest.raises(RuntimeError, match="slurmctld died"):
+        replay.replay_rounds(None, dataclasses.replace(replay.QUICK, repeats=2, rounds_at_once=1), {})
+    assert sorted(first_round) == sorted(replay.POLICIES) and overlapped == [True, True]
 
 
 @needs_slurm
