@@ -934,6 +934,10 @@ def render_readme(results: dict, others: dict[str, dict] | None = None) -> str:
         ]
     if others:
         lines = ["## Other runs kept here"]
+        if any(other["settings"].get("rounds_at_once", 1) > 1 for other in others.values()):
+            lines.append("Rounds scheduling side by side are measured and not the default: on 2 cores, more Slurms "
+                         "scheduling at once delay each other's launches and releases (compare the launch delays "
+                         "below with this run's), so their rounds measure a contended Slurm.")
         for name, other in others.items():
             for r in other["logs"]:
                 launch = pd.DataFrame(r["slurm_runs"])["launch_replay_s"].median() * 1000
