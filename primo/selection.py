@@ -136,8 +136,9 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         self.progress = progress
 
     # ------------------------------------------------------------------ search
-    def _searches(self, n_rows: int) -> dict:
+    def _searches(self, X, n_rows: int) -> dict:
         from primo.search import BayesianSearch, PruningSearch
+        from primo.search.spaces import pram_starts
 
         unknown = set(self.families) - set(self._families)
         if unknown or not self.families:
@@ -162,7 +163,8 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
                 cheaper = {k: v for k, v in PRAM_TRIAL_PARAMS.items() if v < estimator.get_params()[k]}
                 # Its time budget is what is left when it starts (set in fit, after PrDT's search).
                 searches[family] = BayesianSearch(estimator, n_trials=self.n_trials, race_folds=RACE_FOLDS,
-                                                  cross_fit=CROSS_FIT_BAGS, trial_params=cheaper or None, **common)
+                                                  cross_fit=CROSS_FIT_BAGS, trial_params=cheaper or None,
+                                                  starts=pram_starts(estimator, X), **common)
         return searches
 
     def _time_left(self) -> float:
@@ -180,7 +182,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         self._start = time.perf_counter()
         self.searches_, self.candidates_ = {}, {}
         pools, failed, refusals = [], {}, []
-        for family, search in self._searches(len(y)).items():
+        for family, search in self._searches(X, len(y)).items():
             if family == "pram" and self.time_budget_s is not None:
                 search.set_params(time_budget_s=max(1e-3, self._time_left()))
             try:

@@ -17,7 +17,10 @@ knowing nothing about X), the paper's complexity C (``complexity``), the readabl
 and whether it is on the loss–size Pareto front (``pareto``) and the one kept (``chosen``).
 
 By default the first trial is the estimator as it was given (``evaluate_estimator=True``), so a
-search never keeps something that validates worse than its starting point beyond noise. The last
+search never keeps something that validates worse than its starting point beyond noise. ``starts``
+(a list of parameter changes of the estimator, e.g. ``[{"max_bins": 1024}]``) are scored next, the same
+way and on every fold: configurations the space need not contain (the optimizer learns only from those
+inside it). They are scored besides the ``n_trials`` of the budget. The last
 trials of the budget (up to 4, a fifth at most) try smaller variants of the best trial along the
 parameters the estimator names in ``_shrink_toward`` (PrAM: fewer pair terms, fewer bins): an
 optimizer of the loss alone rarely visits the small end of the space, and the rule can keep a small
@@ -347,6 +350,7 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         cv=None,
         validation_fraction=0.25,
         evaluate_estimator=True,
+        starts=None,
         trial_params=None,
         n_refine=0,
         prior=None,
@@ -370,6 +374,7 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         self.cv = cv
         self.validation_fraction = validation_fraction
         self.evaluate_estimator = evaluate_estimator
+        self.starts = starts
         self.trial_params = trial_params
         self.n_refine = n_refine
         self.prior = prior
@@ -693,25 +698,31 @@ class _SequentialSearch(_BaseSearch):
         done, slowest = 0, 0.0
         # One managed Parallel for the whole search: the backend's workers (a Ray actor pool, loky
         # processes) are started once, not once per batch.
+        shrink = getattr(self.estimator, "_shrink_toward", {})
+        n_shrink = min(SHRINK_TRIALS, n_trials // 5) if any(n in space for n in shrink) else 0
+        simplify = getattr(self.estimator, "_post_fit_path", {})
+        n_simplify = 1 if simplify and n_trials - n_shrink >= 3 and not set(simplify) & set(space) else 0
+        n_tail = n_shrink + n_simplify  # the budget's tail: shrink trials, then the simplification path
+        starts = self._checked_starts()
+        n_trials += len(starts)  # scored beside the budget: the searched trials stay the same
         with self._progress_bar(n_trials) as bar, joblib.Parallel(n_jobs=self.n_jobs) as parallel:
-            if self.evaluate_estimator:
-                given = {n: _python_scalar(self.estimator.get_params().get(n)) for n in names}
-                # Cross-fitted, it is validated at the trials' fidelity like them; the refit restores its own.
-                result = _evaluate_trial(self.estimator, fixed if cross else {}, X, y, sample_weight, splits, loss,
-                                         cross, self._refit_bags())
-                done = 1
-                rows.append(self._row(done, "estimator", given, result, penalty))
-                slowest = result["fit_time"]
-                point = [given[n] for n in names]
+            given = {n: _python_scalar(self.estimator.get_params().get(n)) for n in names}
+            fixed_trials = [("estimator", {})] if self.evaluate_estimator else []
+            fixed_trials += [("start", start) for start in starts]
+            for source, change in fixed_trials:
+                # One at a time in this process, where the estimator's own parallelism (PrAM's bags) has every
+                # core. Cross-fitted, they are validated at the trials' fidelity; the refit restores the estimator's.
+                result = _evaluate_trial(self.estimator, {**(fixed if cross else {}), **change}, X, y, sample_weight,
+                                         splits, loss, cross, self._refit_bags())
+                done += 1
+                params = {**given, **{n: _python_scalar(v) for n, v in change.items()}}
+                rows.append(self._row(done, source, params, result, penalty))
+                slowest = max(slowest, result["fit_time"])
+                point = [params[n] for n in names]
                 if not result["error"] and all(_inside(v, d) for v, d in zip(point, dimensions)):
                     self._observe([point], [rows[-1]["score"]])
                     worst = rows[-1]["score"] if worst is None else max(worst, rows[-1]["score"])
                 bar.update(1)
-            shrink = getattr(self.estimator, "_shrink_toward", {})
-            n_shrink = min(SHRINK_TRIALS, n_trials // 5) if any(n in space for n in shrink) else 0
-            simplify = getattr(self.estimator, "_post_fit_path", {})
-            n_simplify = 1 if simplify and n_trials - n_shrink >= 3 and not set(simplify) & set(space) else 0
-            n_tail = n_shrink + n_simplify  # the budget's tail: shrink trials, then the simplification path
             while done < n_trials - n_tail:
                 if self._time_left() < 2 * slowest:  # this batch, then the refit
                     logger.info("time budget reached after %d trials", done)
@@ -764,6 +775,18 @@ class _SequentialSearch(_BaseSearch):
         if not isinstance(self.cross_fit, (int, np.integer)) or self.cross_fit < 1:
             raise ValueError(f"cross_fit must be a bool or a number of bags per fold >= 1, got {self.cross_fit!r}")
         return int(self.cross_fit)
+
+    def _checked_starts(self) -> list[dict]:
+        """``starts`` as parameter changes of the estimator."""
+        starts = list(self.starts or ())
+        own = self.estimator.get_params()
+        for start in starts:
+            if not isinstance(start, dict) or not start:
+                raise ValueError(f"starts must be a list of non-empty dicts of the estimator's parameters, got {start!r}")
+            unknown = sorted(set(start) - set(own))
+            if unknown:
+                raise ValueError(f"starts name parameters {type(self.estimator).__name__} does not have: {unknown}")
+        return starts
 
     def _race_folds(self, splits) -> int | None:
         """How many folds search trials are scored on first (None: all of them, no race)."""

@@ -75,6 +75,9 @@ def test_selection_is_never_worse_than_either_default_beyond_noise(data_dir):
     pool = {family: search.trials_ for family, search in auto.searches_.items()}
     defaults = [pool["prdt"].iloc[0], pool["pram"].iloc[0]]
     assert pool["prdt"].iloc[0]["ccp_alpha"] == 0.0 and pool["pram"].iloc[0]["source"] == "estimator"
+    # and PrAM at EBM's 1,024 bins beside it (Clara-MS's features have 600+ distinct values)
+    start = pool["pram"].iloc[1]
+    assert start["source"] == "start" and start["max_bins"] == 1024 and len(start["fold_losses"]) == 5
     kept = auto.selection_report_.set_index("family").loc[auto.best_family_]
     best_default = min(d["score"] for d in defaults)
     assert kept["score"] <= best_default + 2 * kept["loss_se"]

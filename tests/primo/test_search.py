@@ -141,6 +141,49 @@ def test_bad_search_arguments():
         BayesianSearch(Ridge()).fit(np.zeros((4, 1)), np.arange(4))
 
 
+def test_starts_are_scored_on_every_fold_outside_the_space_within_the_budget(data_dir):
+    X, y, _, _ = clara_ms(data_dir)
+    search = BayesianSearch(PrAMRegressor(max_rounds=50, outer_bags=1, n_jobs=1), n_trials=5, cv=3, race_folds=2,
+                            starts=[{"max_bins": 1024}], refit=False, random_state=0, progress=False).fit(X, y)
+    trials = search.trials_
+    start = trials[trials["source"] == "start"]
+    assert list(start["trial"]) == [2] and start["max_bins"].iloc[0] == 1024
+    assert len(start["fold_losses"].iloc[0]) == 3 and not start["partial"].iloc[0]
+    assert (trials["source"] != "simplify").sum() <= 5  # 4 of the budget (the simplification path its fifth), 1 start
+    # beyond the space's 512 bins, so the optimizer was not told it
+    assert all(point[list(search.space_).index("max_bins")] <= 512 for point in search._optimizer.Xi)
+    model = search._refit_model(start["params"].iloc[0], X, y, None)
+    assert model.max_bins == 1024 and model.ebm_.max_bins == 1024
+
+
+def test_starts_are_scored_beside_the_budget(data_dir):
+    X, y, _, _ = clara_ms(data_dir)
+    search = BayesianSearch(PrAMRegressor(max_rounds=20, outer_bags=1, n_jobs=1), n_trials=1, cv=3,
+                            starts=[{"max_bins": 64}], refit=False, random_state=0, progress=False).fit(X, y)
+    assert list(search.trials_["source"]) == ["estimator", "start"]
+
+
+@pytest.mark.parametrize("starts, named", [([{"nope": 1}], "does not have"), ([3], "list of non-empty dicts"),
+                                           ([{}], "list of non-empty dicts")])
+def test_a_bad_start_is_named(starts, named):
+    X, y = np.random.default_rng(0).normal(size=(40, 3)), np.arange(40.0)
+    with pytest.raises(ValueError, match=named):
+        BayesianSearch(PrAMRegressor(max_rounds=5, outer_bags=1, n_jobs=1), n_trials=2, starts=starts,
+                       progress=False).fit(X, y)
+
+
+def test_pram_starts_at_ebms_bins_when_a_numeric_feature_has_more_values_than_the_estimators_bins():
+    from primo.search.spaces import EBM_MAX_BINS, pram_starts
+
+    fine = pd.DataFrame({"day": np.arange(300.0), "city": [f"c{i}" for i in range(300)]})
+    assert pram_starts(PrAMRegressor(), fine) == [{"max_bins": EBM_MAX_BINS}]
+    assert pram_starts(PrAMClassifier(), fine[["day"]].to_numpy()) == [{"max_bins": EBM_MAX_BINS}]
+    assert pram_starts(PrAMRegressor(max_bins=300), fine) == []  # 300 values fit in 300 bins
+    assert pram_starts(PrAMRegressor(max_bins=EBM_MAX_BINS), fine) == []
+    # a text column's categories are not bins: 300 cities, but no fine numeric feature
+    assert pram_starts(PrAMRegressor(), fine[["city"]]) == []
+
+
 def test_a_budget_below_the_initial_points_is_warned_about(data_dir):
     X, y, _, _ = clara_ms(data_dir)
     with pytest.warns(UserWarning, match="no Bayesian step"):
