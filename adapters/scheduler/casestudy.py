@@ -561,10 +561,9 @@ def render_readme(results: dict, out: Path | None = None) -> str:
 
 
 LAST_RUN_REASON = (
-    "Why the 2026-11-29 run (`--parts workload policies`) was made: automatic selection changed since the run of "
-    "2026-11-25. The default rule also requires a trial no worse than the best on at least half of the validation "
-    "chunks, and keeps the smallest such trial of all families (38a53f0); the kept PrAM is refit on every training "
-    "job with the default's bags (c255040); the simplification path also scores `max_terms` (9d6b232).")
+    "Why the 2026-11-30 run (`--parts workload policies`) was made: automatic selection changed since the run of "
+    "2026-11-29. It scores the default PrAM at EBM's 1,024 main-effect bins beside its search budget when a numeric "
+    "feature has more than 256 distinct values (02daff7), as the logs' durations, requests and user histories do.")
 """Why the report was regenerated, dated: written by whoever regenerates it; what moved is computed."""
 DECISION_LATENCY_NOTE = (
     "The decision-latency sections below were not re-measured by this run: they time the model kept on 2026-11-24, "
