@@ -20,7 +20,8 @@ By default the first trial is the estimator as it was given (``evaluate_estimato
 search never keeps something that validates worse than its starting point beyond noise. ``starts``
 (a list of parameter changes of the estimator, e.g. ``[{"max_bins": 1024}]``) are scored next, the same
 way and on every fold: configurations the space need not contain (the optimizer learns only from those
-inside it). They are scored besides the ``n_trials`` of the budget. The last
+inside it). They are scored beside the ``n_trials`` of the budget, and skipped when ``time_budget_s`` has
+no time left for them. The last
 trials of the budget (up to 4, a fifth at most) try smaller variants of the best trial along the
 parameters the estimator names in ``_shrink_toward`` (PrAM: fewer pair terms, fewer bins): an
 optimizer of the loss alone rarely visits the small end of the space, and the rule can keep a small
@@ -710,6 +711,9 @@ class _SequentialSearch(_BaseSearch):
             fixed_trials = [("estimator", {})] if self.evaluate_estimator else []
             fixed_trials += [("start", start) for start in starts]
             for source, change in fixed_trials:
+                if source == "start" and self._time_left() < 2 * slowest:  # beside the budget, never past it
+                    logger.info("time budget reached: start %s not scored", change)
+                    continue
                 # One at a time in this process, where the estimator's own parallelism (PrAM's bags) has every
                 # core. Cross-fitted, they are validated at the trials' fidelity; the refit restores the estimator's.
                 result = _evaluate_trial(self.estimator, {**(fixed if cross else {}), **change}, X, y, sample_weight,

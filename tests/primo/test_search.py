@@ -163,6 +163,14 @@ def test_starts_are_scored_beside_the_budget(data_dir):
     assert list(search.trials_["source"]) == ["estimator", "start"]
 
 
+def test_starts_are_skipped_when_the_time_budget_is_spent():
+    X, y = np.random.default_rng(0).normal(size=(200, 3)), np.arange(200.0)
+    search = BayesianSearch(PrAMRegressor(max_rounds=5, outer_bags=1, n_jobs=1), n_trials=3, cv=2,
+                            starts=[{"max_bins": 64}], time_budget_s=1e-3, refit=False, random_state=0,
+                            progress=False).fit(X, y)
+    assert list(search.trials_["source"]) == ["estimator"]  # the start would have overrun the budget
+
+
 @pytest.mark.parametrize("starts, named", [([{"nope": 1}], "does not have"), ([3], "list of non-empty dicts"),
                                            ([{}], "list of non-empty dicts")])
 def test_a_bad_start_is_named(starts, named):
