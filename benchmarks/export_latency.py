@@ -16,7 +16,9 @@ Contenders (the peers get the same model and their natural input type):
 * PrAM C (gcc -O2), float and integer mode: ns per prediction in a C loop over the batch;
 * PrDT C float: Primo (``predict`` for regressors, ``predict_proba`` for classifiers) vs m2cgen
   (``score``) and emlearn (``dtype="float"``, its float32 input);
-* PrDT ONNX batch: Primo vs skl2onnx (``zipmap=False``, its float32 input);
+* PrDT ONNX batch: Primo vs skl2onnx (``zipmap=False``, its float32 input), and a diagnostic copy
+  of Primo's graph without its missing-value tracks (NaN then always goes right: not exact, not
+  exported, it measures what routing NaN as the model does costs);
 * ``predict`` on a 1-row DataFrame already in the fitted column order: Primo vs interpret (PrAM) and
   scikit-learn (PrDT) on the very same fitted tree.
 
@@ -120,6 +122,19 @@ def datasets(data_dir: Path, rng: np.random.Generator) -> dict:
     return {"Clara-MS": clara, "LinnOS": linnos}
 
 
+def without_missing_tracks(proto):
+    """A copy of a PrDT graph whose tree op tracks no missing values (the diagnostic contender)."""
+    import onnx
+
+    copy = onnx.ModelProto()
+    copy.CopyFrom(proto)
+    for node in copy.graph.node:
+        for attribute in node.attribute:
+            if attribute.name == "nodes_missing_value_tracks_true":
+                attribute.ints[:] = [0] * len(attribute.ints)
+    return copy
+
+
 def plain_tree(model):
     """The scikit-learn tree class holding the PrDT's fitted state: what m2cgen, emlearn and skl2onnx take."""
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
@@ -211,6 +226,7 @@ def contenders(data: dict, workdir: Path) -> dict[str, dict[str, Callable[[], fl
     plain = plain_tree(prdt)
     pram_session = onnx_session(to_onnx(pram))
     prdt_session = onnx_session(to_onnx(prdt))
+    untracked_session = onnx_session(without_missing_tracks(to_onnx(prdt)))
     skl_session = onnx_session(skl_to_onnx(plain, np.zeros((1, len(columns)), dtype=np.float32),
                                            options={id(plain): {"zipmap": False}} if prdt.__class__.__name__.endswith("Classifier") else None))
     prdt_is_classifier = hasattr(prdt, "classes_")
@@ -260,6 +276,8 @@ def contenders(data: dict, workdir: Path) -> dict[str, dict[str, Callable[[], fl
         g = groups.setdefault(f"PrDT ONNX batch, {order} order (ns/row)", {})
         g["Primo"] = lambda rows=rows: cpu_ns(lambda: prdt_session.run(None, {"X": rows}), len(rows))
         g["skl2onnx"] = lambda rows32=rows32: cpu_ns(lambda: skl_session.run(None, {"X": rows32}), len(rows32))
+        g["diagnostic: no NaN tracks"] = lambda rows=rows: cpu_ns(lambda: untracked_session.run(None, {"X": rows}),
+                                                                 len(rows))
     one_rows = [data["random"].iloc[[i]] for i in range(ONE_ROW_CALLS)]
 
     def per_row(predict):
