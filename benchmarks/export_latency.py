@@ -28,7 +28,8 @@ repeat so that the load other jobs put on the shared machine falls on all of the
 (seeded) random order per repeat: a sample pays for what ran just before it, and a fixed or rotating
 order keeps every contender behind the same neighbour (the same PrDT ONNX session measured 37 ns/row
 in the slot after a C harness's subprocess and 23 ns/row in another). The figure is the median over
-``--repeats`` (default 7) samples.
+``--repeats`` (default 7) samples; a ratio is *within noise* when the 95% bootstrap interval of the
+paired log ratios (over repeats) contains 0.
 
 Usage: ``python benchmarks/export_latency.py [--data-dir DIR] [--repeats 7] [--out results.json]``
 """
@@ -53,6 +54,7 @@ import pandas as pd
 import primo
 from primo.datasets import resolve_data_dir
 from primo.export import model_tables, quantize, to_c, to_onnx
+from primo.report.claims import paired_bootstrap
 
 BATCH = 10_000
 ONE_ROW_CALLS = 200
@@ -361,6 +363,15 @@ def speed(ratio: float) -> str:
     return f"Primo {ratio:.2f}× faster" if ratio >= 1 else f"Primo {1 / ratio:.2f}× slower"
 
 
+def noise(primo_samples: list[float], other_samples: list[float]) -> str:
+    """Whether a contender's time differs from Primo's beyond noise: the 95% bootstrap interval of the mean log
+    ratio of samples taken in the same repeat (paired, since a repeat's load falls on both)."""
+    if len(primo_samples) < 2 or len(primo_samples) != len(other_samples):
+        return "noise not judged"
+    d = paired_bootstrap(np.log(other_samples), np.log(primo_samples))
+    return "within noise" if d.low <= 0 <= d.high else "beyond noise"
+
+
 def report(results: dict) -> str:
     lines = [f"Latency, medians of {results['repeats']} interleaved repeats (CPU time), {results['batch_rows']}-row "
              "batches of real rows; lower is better", "Targets: " + "; ".join(f"{k} {v}" for k, v in TARGETS.items()),
@@ -372,9 +383,10 @@ def report(results: dict) -> str:
                 lines += [f"  note: {k}: {v}" for k, v in members.items()]
                 continue
             lines.append(f"  {group}")
-            primo_value = next((m["median"] for k, m in members.items() if k.startswith("Primo")), None)
+            primo_value = next((m for k, m in members.items() if k.startswith("Primo")), None)
             for contender, m in members.items():
-                ratio = "" if contender.startswith("Primo") or not primo_value else f"  ({speed(m['median'] / primo_value)})"
+                ratio = "" if contender.startswith("Primo") or not primo_value else \
+                    f"  ({speed(m['median'] / primo_value['median'])}, {noise(primo_value['samples'], m['samples'])})"
                 lines.append(f"    {contender:26s} {m['median']:10.1f}{ratio}")
         lines.append("")
     return "\n".join(lines)
