@@ -17,7 +17,13 @@ the held-out jobs. Input sets (every contender, Primo and LightGBM, reads the sa
   scaled by it.
 
 Per log and set: Spearman of the Primo model, its QSSF merge, the rolling estimate and LightGBM on the
-validation month, mean |log1p error|, and the model chosen. ``--selection`` says what the Primo model is
+validation month, mean |log1p error|, and the model chosen.
+
+``--months-back 2 3`` repeats the study with the test month earlier still: the log without its last
+2 (3) months, whose last month is the test. Those months informed no decision (the input set and the
+selection were chosen on month 1, the defaults on tables), so they check whether the duration target
+carries to months nobody tuned on; :func:`earlier_months` sums them up with the held-out month. A month
+whose training period has fewer than :data:`MIN_TRAIN_JOBS` jobs is skipped, and logged. ``--selection`` says what the Primo model is
 chosen on (:data:`adapters.scheduler.primo_models.DURATION_SELECTIONS`: validated rank correlation, the
 case study's, or mean |log1p error|, the rule before; rows written before the option existed were chosen
 on the latter). Results are written after every log.
@@ -46,16 +52,26 @@ VARIANTS = casestudy.INPUT_SETS
 the user's jobs use)."""
 
 
-def validation_log(jobs):
-    """The log without its last calendar month (the case study's test period), attributes kept.
+MIN_TRAIN_JOBS = 1000
+"""Training jobs (before the test month) below which a month is not studied: too few to fit and validate on."""
+
+
+def validation_log(jobs, months_back: int = 1):
+    """The log without its last ``months_back`` calendar months (the first: the case study's test period),
+    attributes kept.
 
     Example
     -------
     >>> validation_log(jobs)["submit_time"].max() < jobs["submit_time"].max()  # doctest: +SKIP
     True
     """
+    if int(months_back) < 1:
+        raise ValueError(f"months_back must be >= 1, got {months_back!r}")
     attrs = dict(jobs.attrs)
-    earlier = time_split(jobs, last_month_start(jobs))[0].copy()
+    earlier = jobs
+    for _ in range(int(months_back)):
+        earlier = time_split(earlier, last_month_start(earlier))[0] if len(earlier) else earlier
+    earlier = earlier.copy()
     earlier.attrs.update(attrs)
     return earlier
 
@@ -65,9 +81,15 @@ def selection_of(row: dict) -> str:
     return row.get("selection", "mae")
 
 
+def months_back_of(row: dict) -> int:
+    """How many months before the log's end a row's test month ends (rows written before ``--months-back``: 1)."""
+    return int(row.get("months_back", 1))
+
+
 def evaluate_variant(jobs, variant: str, settings: casestudy.Settings = casestudy.FULL,
-                     selection: str = "rank") -> dict:
-    """One input set on a log whose last month is the test (pass :func:`validation_log` of a log).
+                     selection: str = "rank", months_back: int = 1) -> dict:
+    """One input set on a log whose last month is the test (pass :func:`validation_log` of a log; ``months_back``,
+    how many months it dropped, is recorded in the row).
 
     Example
     -------
@@ -85,7 +107,8 @@ def evaluate_variant(jobs, variant: str, settings: casestudy.Settings = casestud
     y = data.y_test.to_numpy()
     estimates = {"primo": primo, "qssf_primo": 0.5 * data.rolling_test + 0.5 * primo,
                  "rolling": data.rolling_test, "lightgbm": predictions["lightgbm"]}
-    return {"trace": jobs.attrs["source"], "variant": variant, "selection": selection, "requested": list(columns),
+    return {"trace": jobs.attrs["source"], "variant": variant, "selection": selection, "months_back": months_back,
+            "requested": list(columns),
             "validation_start": str(last_month_start(jobs)), "n_train": len(data.y_train), "n_test": len(y),
             "spearman": {name: float(spearmanr(y, e).statistic) for name, e in estimates.items()},
             "abs_log_error": {name: float(np.mean(np.abs(np.log1p(e) - np.log1p(y)))) for name, e in estimates.items()},
@@ -111,7 +134,7 @@ def summarize(rows: list[dict], selection: str = "rank") -> list[dict]:
     (1, 0.05)
     """
     with_requests = {row["trace"] for row in rows if row["requested"]}
-    rows = [row for row in rows if selection_of(row) == selection]
+    rows = [row for row in rows if selection_of(row) == selection and months_back_of(row) == 1]
     by_log: dict[str, dict[str, dict]] = {}
     for row in rows:
         by_log.setdefault(row["trace"], {})[row["variant"]] = row["spearman"]
@@ -130,10 +153,12 @@ def summarize(rows: list[dict], selection: str = "rank") -> list[dict]:
 
 
 def run(paths, variants=tuple(VARIANTS), out="reports/scheduler/feature_study.json",
-        settings: casestudy.Settings = casestudy.FULL, selections=("rank",)) -> list[dict]:
-    """Every input set on every log, once per ``selections`` entry (sets that add nothing to a log, e.g.
-    ``requested`` on a log without requests, are skipped); ``out`` is rewritten after every log, keeping the
-    rows it holds of other logs, input sets and selections (so they can be studied one run at a time).
+        settings: casestudy.Settings = casestudy.FULL, selections=("rank",), months_back=(1,),
+        min_train_jobs: int = MIN_TRAIN_JOBS) -> list[dict]:
+    """Every input set on every log, once per ``selections`` and ``months_back`` entry (sets that add nothing to a
+    log, e.g. ``requested`` on a log without requests, and months with fewer than ``min_train_jobs`` training jobs
+    are skipped); ``out`` is rewritten after every log, keeping the rows it holds of other logs, input sets,
+    selections and months (so they can be studied one run at a time).
 
     Example
     -------
@@ -148,18 +173,27 @@ def run(paths, variants=tuple(VARIANTS), out="reports/scheduler/feature_study.js
     rows: list[dict] = []
     kept = json.loads(Path(out).read_text())["rows"] if Path(out).is_file() else []
     for path in paths:
-        jobs = validation_log(casestudy.load_log(path))
-        kept = [row for row in kept if (row["trace"], row["variant"], selection_of(row)) not in
-                {(jobs.attrs["source"], variant, selection) for variant in variants for selection in selections}]
-        has_requests = bool(submit_time_columns(jobs))
-        for variant in variants:
-            if VARIANTS[variant][0] and not has_requests:  # the same inputs as a set without requests
+        log = casestudy.load_log(path)
+        source = log.attrs["source"]
+        kept = [row for row in kept if (row["trace"], row["variant"], selection_of(row), months_back_of(row)) not in
+                {(source, variant, selection, int(back)) for variant in variants for selection in selections
+                 for back in months_back}]
+        for back in months_back:
+            jobs = validation_log(log, back)
+            n_train = len(time_split(jobs, last_month_start(jobs))[0]) if len(jobs) else 0
+            if n_train < min_train_jobs:
+                logger.info("%s: %d months back, %d training jobs (< %d): skipped", source, back, n_train,
+                            min_train_jobs)
                 continue
-            for selection in selections:
-                row = evaluate_variant(jobs, variant, settings, selection)
-                rows.append(row)
-                logger.info("%s %s (%s): %s", row["trace"], variant, selection,
-                            {k: round(v, 3) for k, v in row["spearman"].items()})
+            has_requests = bool(submit_time_columns(jobs))
+            for variant in variants:
+                if VARIANTS[variant][0] and not has_requests:  # the same inputs as a set without requests
+                    continue
+                for selection in selections:
+                    row = evaluate_variant(jobs, variant, settings, selection, int(back))
+                    rows.append(row)
+                    logger.info("%s %s (%s, %d months back): %s", row["trace"], variant, selection, back,
+                                {k: round(v, 3) for k, v in row["spearman"].items()})
         result = {"protocol": "the month before each log's held-out month is the test; training as in the case study",
                   "settings": {"max_train_jobs": settings.max_train_jobs, "duration_trials": settings.duration_trials},
                   "rows": kept + rows}
@@ -176,6 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variants", nargs="+", choices=tuple(VARIANTS), default=tuple(VARIANTS))
     parser.add_argument("--selection", nargs="+", choices=primo_models.DURATION_SELECTIONS, default=("rank",),
                         help="what the Primo model is chosen on (default: rank correlation)")
+    parser.add_argument("--months-back", nargs="+", type=int, default=(1,),
+                        help="test months, counted back from the log's end: 1 = the month before the held-out one "
+                             "(default), 2, 3 = earlier months no decision saw")
     parser.add_argument("--data-dir", default=None, help="shared data directory (default: $PRIMO_DATA_DIR or ../shared/data)")
     parser.add_argument("--out", default="reports/scheduler/feature_study.json")
     args = parser.parse_args(argv)
@@ -183,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("interpret").setLevel(logging.WARNING)
     warnings.filterwarnings("ignore", message="Missing values detected")
     paths = args.jobs or casestudy.find_job_logs(resolve_data_dir(args.data_dir))
-    run(paths, args.variants, args.out, selections=args.selection)
+    run(paths, args.variants, args.out, selections=args.selection, months_back=args.months_back)
     return 0
 
 
