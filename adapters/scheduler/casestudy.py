@@ -522,7 +522,7 @@ def render_readme(results: dict, out: Path | None = None) -> str:
     for path in sorted(Path(out).glob("decision_latency*.txt")) if out else ():
         parts += [f"## Decision latency (`{path.name}`, from benchmarks/scheduler_decision_latency.py)",
                   "```\n" + path.read_text().strip() + "\n```"]
-    parts += _feature_study_text(out)
+    parts += _feature_study_text(out) + _earlier_months_text(out, results)
     knobs = Path(out) / "knob_search.json" if out else None
     if knobs is not None and knobs.is_file():
         k = json.loads(knobs.read_text())
@@ -806,6 +806,44 @@ def _feature_study_text(out) -> list[str]:
             _md_table(summary, ["inputs", "selection", "logs", "logs_met", "mean_margin", "min_margin"]),
             f"The case study reads `{WORKLOAD_INPUTS}`; by the rule (most logs met, then the larger mean margin, "
             f"over sets run on every log, `{present[0]}` selection) the best set is `{best}`."]
+
+
+def _earlier_months_text(out, results: dict) -> list[str]:
+    """README section: the duration target on the held-out month and on earlier months no decision saw
+    (``feature_study.json`` rows with ``months_back`` ≥ 2), if there are any."""
+    path = Path(out) / "feature_study.json" if out else None
+    if path is None or not path.is_file() or not results.get("workload_study"):
+        return []
+    from adapters.scheduler import feature_study  # it builds on this module: imported when rendering only
+
+    rows = json.loads(path.read_text())["rows"]
+    if not any(feature_study.months_back_of(row) >= 2 for row in rows):
+        return []
+    records, summary = feature_study.earlier_months(rows, results["workload_study"])
+    if "earlier" not in summary:
+        return []
+
+    def line(name: str, what: str) -> str:
+        s = summary[name]
+        d = PairedDifference.from_dict(s["margin"])
+        interval = (f" [{format_number(d.low)}, {format_number(d.high)}] (95% bootstrap interval over log-months, "
+                    "paired)" if d.n > 1 else "")
+        return (f"{what}: the target is met on {s['met']} of {s['log_months']} log-months ({s['logs']} "
+                f"log{'s' if s['logs'] > 1 else ''}); the better Primo variant's Spearman minus the better reference's "
+                f"is {format_number(d.median)} (median), mean {format_number(d.mean)}{interval}.")
+
+    return ["## The duration target on months nobody tuned on "
+            "(`python -m adapters.scheduler.feature_study --variants by_user --months-back 2 3`; `typical` on logs "
+            "that record no request, where `by_user` reads the same inputs)",
+            "The case study's held-out month (`months_back` 0, the table above) and, where the log is long enough "
+            f"(≥ {feature_study.MIN_TRAIN_JOBS} training jobs), the two months before the validation month "
+            "(`months_back` 2 and 3): each log cut after that month, which is the test, the jobs before it the "
+            f"training, as in the case study (`{WORKLOAD_INPUTS}` inputs, chosen on rank correlation). No decision "
+            "looked at months 2 and 3; the validation month (1) chose the inputs and is left out. `margin` = better "
+            "Primo variant − the better of rolling and LightGBM.",
+            _md_table(records, ["trace", "months_back", "test_month", "n_train", "n_test", "model", "size", "primo",
+                                "qssf_primo", "rolling", "lightgbm", "margin", "target_met"]),
+            line("earlier", "Months 2 and 3"), line("all", "With the held-out month")]
 
 
 def _contender(study: dict) -> str:

@@ -44,6 +44,7 @@ from adapters.scheduler import casestudy, primo_models, workload
 from adapters.scheduler.jobs import last_month_start, submit_time_columns, time_split
 from primo.datasets import resolve_data_dir
 from primo.io import atomic_write_bytes
+from primo.report.claims import paired_bootstrap
 
 logger = logging.getLogger(__name__)
 
@@ -150,6 +151,48 @@ def summarize(rows: list[dict], selection: str = "rank") -> list[dict]:
             out.append({"inputs": variant, "logs": len(margins), "logs_met": int(sum(m >= 0 for m in margins)),
                         "mean_margin": float(np.mean(margins)), "min_margin": float(np.min(margins))})
     return out
+
+
+def month_record(trace: str, months_back: int, test_start: str, n_train: int, n_test: int, model: str, size: float,
+                 spearman: dict) -> dict:
+    """One log-month of the duration target: the four Spearman correlations, the margin, whether it is met."""
+    margin = casestudy.duration_margin(spearman)
+    return {"trace": trace, "months_back": months_back, "test_month": test_start[:7], "n_train": n_train,
+            "n_test": n_test, "model": model, "size": size,
+            **{name: spearman[name] for name in ("primo", "qssf_primo", "rolling", "lightgbm")},
+            "margin": margin, "target_met": "yes" if margin >= 0 else "no"}
+
+
+def earlier_months(rows: list[dict], held_out: list[dict], variant: str = casestudy.WORKLOAD_INPUTS,
+                   selection: str = "rank") -> tuple[list[dict], dict]:
+    """The duration target on every log-month studied: the held-out month (``held_out``: the case study's
+    ``workload_study`` results, ``months_back`` 0) and this study's rows ``months_back`` ≥ 2 of ``variant`` (on a
+    log without requests, the set it equals there) and ``selection``. Month 1 (the validation month) chose the
+    inputs, so it is left out.
+
+    Returns ``(records, summary)``; ``summary`` has, over the log-months nobody tuned on (``months_back`` ≥ 2)
+    and over those with the held-out month, how many meet the target and the better Primo variant's Spearman
+    minus the better reference's: median and mean with its 95% bootstrap interval over log-months (paired).
+    """
+    records = [month_record(study["trace"], 0, study["boundary"], study["n_train"], study["n_test"],
+                            study["model_family"], study["model_size"],
+                            {row["model"]: row["spearman"] for row in study["table"]}) for study in held_out]
+    with_requests = {row["trace"] for row in rows if row["requested"]}
+    records += [month_record(row["trace"], months_back_of(row), row["validation_start"], row["n_train"], row["n_test"],
+                             row["model"], row["model_size"], row["spearman"])
+                for row in rows if months_back_of(row) >= 2 and selection_of(row) == selection and row["variant"] ==
+                (variant if row["trace"] in with_requests else EQUIVALENT_WITHOUT_REQUESTS.get(variant, variant))]
+    records.sort(key=lambda r: (r["trace"], r["months_back"]))
+    summary = {}
+    for name, chosen in (("earlier", [r for r in records if r["months_back"] >= 2]), ("all", records)):
+        if not chosen:
+            continue
+        better = [max(r["primo"], r["qssf_primo"]) for r in chosen]
+        reference = [max(r["rolling"], r["lightgbm"]) for r in chosen]
+        summary[name] = {"log_months": len(chosen), "logs": len({r["trace"] for r in chosen}),
+                         "met": sum(r["margin"] >= 0 for r in chosen),
+                         "margin": paired_bootstrap(better, reference).to_dict()}
+    return records, summary
 
 
 def run(paths, variants=tuple(VARIANTS), out="reports/scheduler/feature_study.json",

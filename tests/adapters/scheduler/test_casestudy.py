@@ -89,6 +89,30 @@ def test_readme_renders_tables_and_extra_outputs(tmp_path):
     assert "2048 2.5" in text and "| best | 0.750 | 2.500 |" in text
 
 
+def test_readme_reports_the_duration_target_on_months_nobody_tuned_on(tmp_path):
+    def spearman(primo, rolling, lightgbm):
+        return {"primo": primo, "qssf_primo": primo - 0.05, "rolling": rolling, "lightgbm": lightgbm}
+
+    held_out = {"trace": "log_a", "boundary": "2000-06-01 00:00:00", "n_train": 90, "n_test": 30,
+                "model_family": "PrAMRegressor", "model_size": 7.0,
+                "table": [{"model": m, "spearman": v} for m, v in spearman(0.6, 0.5, 0.65).items()]}
+    rows = [{"trace": "log_a", "variant": "by_user", "selection": "rank", "months_back": back, "requested": ["req_time"],
+             "validation_start": start, "n_train": 60, "n_test": 30, "model": "PrDTRegressor", "model_size": 3.0,
+             "spearman": spearman(*values)}
+            for back, start, values in ((1, "2000-05-01 00:00:00", (0.9, 0.1, 0.1)),  # chose the inputs: left out
+                                        (2, "2000-04-01 00:00:00", (0.7, 0.5, 0.6)),
+                                        (3, "2000-03-01 00:00:00", (0.4, 0.45, 0.3)))]
+    rows.append({**rows[1], "variant": "typical", "requested": [], "spearman": spearman(0.0, 0.9, 0.9)})  # not read
+    (tmp_path / "feature_study.json").write_text(json.dumps({"rows": rows}))
+    text = "\n".join(casestudy._earlier_months_text(tmp_path, {"workload_study": [held_out]}))
+    assert "| log_a | 0 | 2000-06 | 90 | 30 | PrAMRegressor | 7.000 | 0.600 | 0.550 | 0.500 | 0.650 | -0.050 | no |" in text
+    assert "| log_a | 2 | 2000-04 | 60 | 30 | PrDTRegressor | 3.000 | 0.700 | 0.650 | 0.500 | 0.600 | 0.100 | yes |" in text
+    assert "| log_a | 3 | 2000-03 |" in text and "| log_a | 1 |" not in text and "0.900" not in text
+    assert "Months 2 and 3: the target is met on 1 of 2 log-months (1 log)" in text
+    assert "With the held-out month: the target is met on 1 of 3 log-months (1 log)" in text
+    assert casestudy._earlier_months_text(tmp_path, {"workload_study": []}) == []
+
+
 def test_what_moved_compares_with_the_previous_report():
     table = [{"model": m, "spearman": v} for m, v in
              (("primo", 0.63), ("qssf_primo", 0.59), ("rolling", 0.514), ("lightgbm", 0.75))]
