@@ -110,6 +110,7 @@ def test_readme_reports_the_duration_target_on_months_nobody_tuned_on(tmp_path):
     assert "| log_a | 3 | 2000-03 |" in text and "| log_a | 1 |" not in text and "0.900" not in text
     assert "Months 2 and 3: the target is met on 1 of 2 log-months (1 log)" in text
     assert "With the held-out month: the target is met on 1 of 3 log-months (1 log)" in text
+    assert "LightGBM's from 0.300 to 0.650" in text and "largest shortfall of the better Primo variant is -0.050" in text
     assert casestudy._earlier_months_text(tmp_path, {"workload_study": []}) == []
 
 
