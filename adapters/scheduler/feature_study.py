@@ -231,6 +231,8 @@ def run(paths, variants=tuple(VARIANTS), out="reports/scheduler/feature_study.js
             has_requests = bool(submit_time_columns(jobs))
             for variant in variants:
                 if VARIANTS[variant][0] and not has_requests:  # the same inputs as a set without requests
+                    logger.info("%s records no request: %s reads the same inputs as %s there, skipped", source,
+                                variant, EQUIVALENT_WITHOUT_REQUESTS[variant])
                     continue
                 for selection in selections:
                     row = evaluate_variant(jobs, variant, settings, selection, int(back))
