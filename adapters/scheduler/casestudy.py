@@ -207,6 +207,11 @@ def better_primo(spearman: dict) -> float:
     return max(spearman["primo"], spearman["qssf_primo"])
 
 
+def better_reference(spearman: dict) -> float:
+    """Spearman of the better reference: the rolling estimate or LightGBM."""
+    return max(spearman["rolling"], spearman["lightgbm"])
+
+
 def duration_margin(spearman: dict) -> float:
     """The better Primo variant's Spearman minus the better reference's (rolling estimate, LightGBM): the duration
     target holds when it is ≥ 0.
@@ -216,7 +221,7 @@ def duration_margin(spearman: dict) -> float:
     >>> duration_margin({"primo": 0.6, "qssf_primo": 0.5, "rolling": 0.5, "lightgbm": 0.55})  # doctest: +ELLIPSIS
     0.04999...
     """
-    return better_primo(spearman) - max(spearman["rolling"], spearman["lightgbm"])
+    return better_primo(spearman) - better_reference(spearman)
 
 
 def study_log(jobs: pd.DataFrame, settings: Settings) -> tuple[dict, dict]:
@@ -847,8 +852,7 @@ def _earlier_months_text(out, results: dict) -> list[str]:
             line("earlier", "Months 2 and 3"), line("all", "With the held-out month"),
             "The reference of each log-month is the better of the two there, a maximum of two noisy estimates, which "
             "favours it. Over these log-months the better Primo variant's Spearman ranges from "
-            f"{min(max(r['primo'], r['qssf_primo']) for r in records):.3f} to "
-            f"{max(max(r['primo'], r['qssf_primo']) for r in records):.3f}, LightGBM's from "
+            f"{min(map(better_primo, records)):.3f} to {max(map(better_primo, records)):.3f}, LightGBM's from "
             f"{min(r['lightgbm'] for r in records):.3f} to {max(r['lightgbm'] for r in records):.3f}, and the rolling "
             f"estimate's from {min(r['rolling'] for r in records):.3f} to {max(r['rolling'] for r in records):.3f}; "
             f"the largest shortfall of the better Primo variant is {min(r['margin'] for r in records):.3f}."]

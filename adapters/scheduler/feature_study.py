@@ -187,11 +187,10 @@ def earlier_months(rows: list[dict], held_out: list[dict], variant: str = casest
     for name, chosen in (("earlier", [r for r in records if r["months_back"] >= 2]), ("all", records)):
         if not chosen:
             continue
-        better = [max(r["primo"], r["qssf_primo"]) for r in chosen]
-        reference = [max(r["rolling"], r["lightgbm"]) for r in chosen]
         summary[name] = {"log_months": len(chosen), "logs": len({r["trace"] for r in chosen}),
                          "met": sum(r["margin"] >= 0 for r in chosen),
-                         "margin": paired_bootstrap(better, reference).to_dict()}
+                         "margin": paired_bootstrap([casestudy.better_primo(r) for r in chosen],
+                                                    [casestudy.better_reference(r) for r in chosen]).to_dict()}
     return records, summary
 
 
