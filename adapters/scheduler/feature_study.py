@@ -23,10 +23,12 @@ validation month, mean |log1p error|, and the model chosen.
 2 (3) months, whose last month is the test. Those months informed no decision (the input set and the
 selection were chosen on month 1, the defaults on tables), so they check whether the duration target
 carries to months nobody tuned on; :func:`earlier_months` sums them up with the held-out month. A month
-whose training period has fewer than :data:`MIN_TRAIN_JOBS` jobs is skipped, and logged. ``--selection`` says what the Primo model is
-chosen on (:data:`adapters.scheduler.primo_models.DURATION_SELECTIONS`: validated rank correlation, the
-case study's, or mean |log1p error|, the rule before; rows written before the option existed were chosen
-on the latter). Results are written after every log.
+whose training period has fewer than :data:`MIN_TRAIN_JOBS` jobs is skipped, and logged.
+
+``--selection`` says what the Primo model is chosen on
+(:data:`adapters.scheduler.primo_models.DURATION_SELECTIONS`: validated rank correlation, the case
+study's, or mean |log1p error|, the rule before; rows written before the option existed were chosen on
+the latter). Results are written after every log.
 """
 from __future__ import annotations
 
