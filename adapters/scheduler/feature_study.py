@@ -122,6 +122,17 @@ EQUIVALENT_WITHOUT_REQUESTS = {"requested": "helios", "both": "typical", "by_use
 """On a log that records no request, these sets read the same inputs as another one."""
 
 
+def logs_with_requests(rows: list[dict]) -> set[str]:
+    """The logs some row of which read a submit-time request: the others record none."""
+    return {row["trace"] for row in rows if row["requested"]}
+
+
+def set_read(variant: str, has_requests: bool) -> str:
+    """The input set whose rows stand for ``variant`` on a log: itself, or on a log that records no request the
+    set it equals there (:data:`EQUIVALENT_WITHOUT_REQUESTS`)."""
+    return variant if has_requests else EQUIVALENT_WITHOUT_REQUESTS.get(variant, variant)
+
+
 def summarize(rows: list[dict], selection: str = "rank") -> list[dict]:
     """Per input set, over the logs (rows whose Primo model was chosen on ``selection`` only): on how many the
     better Primo variant's Spearman is ≥ both the rolling
@@ -136,7 +147,7 @@ def summarize(rows: list[dict], selection: str = "rank") -> list[dict]:
     >>> summarize([row])[0]["logs_met"], round(summarize([row])[0]["mean_margin"], 3)
     (1, 0.05)
     """
-    with_requests = {row["trace"] for row in rows if row["requested"]}
+    with_requests = logs_with_requests(rows)
     rows = [row for row in rows if selection_of(row) == selection and months_back_of(row) == 1]
     by_log: dict[str, dict[str, dict]] = {}
     for row in rows:
@@ -145,8 +156,7 @@ def summarize(rows: list[dict], selection: str = "rank") -> list[dict]:
     for variant in VARIANTS:
         margins = []
         for trace, variants in by_log.items():
-            spearman = variants.get(variant if trace in with_requests else
-                                    EQUIVALENT_WITHOUT_REQUESTS.get(variant, variant))
+            spearman = variants.get(set_read(variant, trace in with_requests))
             if spearman is not None:
                 margins.append(casestudy.duration_margin(spearman))
         if margins:
@@ -179,11 +189,11 @@ def earlier_months(rows: list[dict], held_out: list[dict], variant: str = casest
     records = [month_record(study["trace"], 0, study["boundary"], study["n_train"], study["n_test"],
                             study["model_family"], study["model_size"],
                             {row["model"]: row["spearman"] for row in study["table"]}) for study in held_out]
-    with_requests = {row["trace"] for row in rows if row["requested"]}
+    with_requests = logs_with_requests(rows)
     records += [month_record(row["trace"], months_back_of(row), row["validation_start"], row["n_train"], row["n_test"],
                              row["model"], row["model_size"], row["spearman"])
-                for row in rows if months_back_of(row) >= 2 and selection_of(row) == selection and row["variant"] ==
-                (variant if row["trace"] in with_requests else EQUIVALENT_WITHOUT_REQUESTS.get(variant, variant))]
+                for row in rows if months_back_of(row) >= 2 and selection_of(row) == selection
+                and row["variant"] == set_read(variant, row["trace"] in with_requests)]
     records.sort(key=lambda r: (r["trace"], r["months_back"]))
     summary = {}
     for name, chosen in (("earlier", [r for r in records if r["months_back"] >= 2]), ("all", records)):
@@ -233,7 +243,7 @@ def run(paths, variants=tuple(VARIANTS), out="reports/scheduler/feature_study.js
             for variant in variants:
                 if VARIANTS[variant][0] and not has_requests:  # the same inputs as a set without requests
                     logger.info("%s records no request: %s reads the same inputs as %s there, skipped", source,
-                                variant, EQUIVALENT_WITHOUT_REQUESTS[variant])
+                                variant, set_read(variant, has_requests=False))
                     continue
                 for selection in selections:
                     row = evaluate_variant(jobs, variant, settings, selection, int(back))
