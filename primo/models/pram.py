@@ -495,12 +495,11 @@ def simplify_terms(ebm, max_pieces: int) -> None:
 def _piece_means(block: np.ndarray, pieces: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """``block`` (bins[, classes]) with every bin replaced by the weighted mean of its piece's bins."""
     targets = block.reshape(weights.size, -1)
-    flat = weights.reshape(-1)
-    means = np.empty_like(targets)
-    for piece in np.unique(pieces):
-        members = pieces == piece
-        means[members] = np.average(targets[members], axis=0, weights=flat[members] + 1e-300)
-    return means.reshape(block.shape)
+    flat = weights.reshape(-1) + 1e-300  # a piece of empty bins gets their plain mean
+    _, piece = np.unique(pieces, return_inverse=True)
+    totals = np.zeros((piece.max() + 1, targets.shape[1]))
+    np.add.at(totals, piece, targets * flat[:, None])
+    return (totals / np.bincount(piece, weights=flat)[:, None])[piece].reshape(block.shape)
 
 
 def _runs(block: np.ndarray, axis: int) -> int:

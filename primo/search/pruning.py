@@ -62,6 +62,12 @@ def _score_path(estimator, alphas, X, y, sample_weight, train, valid, loss, chun
         grown = fit_on_rows(estimator, {"ccp_alpha": 0.0}, X, y, sample_weight, train)
         path = PruningPath(grown.tree_)
         X_valid, y_valid = _safe_indexing(X, valid), y[valid]
+        if getattr(grown, "categories_", {}):
+            # Every subtree reads the same codes: encode the rows once, not once per subtree (the
+            # encoding of text columns took most of the search's time), and score a copy that reads codes.
+            X_valid = grown.encode_rows(X_valid)
+            grown = copy.copy(grown)
+            grown.categories_ = {}
         results = []
         for alpha in alphas:
             pruned = copy.copy(grown)

@@ -8,6 +8,7 @@ from primo.models._pruning import PruningPath
 from primo.search import BayesianSearch, PruningSearch
 from primo.search.pruning import candidate_alphas
 from tests.primo.helpers import clara_ms, linnos_reads
+from tests.primo.tables_any import housing
 
 
 def test_scores_equal_refitting_the_pruned_tree_on_each_fold(data_dir):
@@ -21,6 +22,23 @@ def test_scores_equal_refitting_the_pruned_tree_on_each_fold(data_dir):
                         .predict(X.iloc[va]) - y.iloc[va]).mean() for tr, va in splits]
         assert row["fold_losses"] == pytest.approx(refit)
         assert row["loss"] == pytest.approx(np.mean(refit))
+
+
+def test_scores_equal_refitting_with_text_category_and_missing_columns():
+    # The validation rows are encoded once per fold: an unseen city (in one fold's validation rows
+    # only), missing cities and kinds must score as the refit tree predicts them.
+    X, y = housing(n=600)
+    X["city"] = X["city"].astype(object)
+    X.loc[:5, "city"] = "Oslo"
+    X.loc[10::17, "city"] = None
+    X.loc[12::19, "kind"] = np.nan
+    search = PruningSearch(PrDTRegressor(random_state=0), cv=3, random_state=0, max_candidates=8,
+                           progress=False).fit(X, y)
+    splits = list(KFold(3, shuffle=True, random_state=0).split(X))
+    for _, row in search.trials_.iloc[[0, 2, -2]].iterrows():
+        refit = [np.abs(PrDTRegressor(random_state=0, ccp_alpha=row["ccp_alpha"]).fit(X.iloc[tr], y.iloc[tr])
+                        .predict(X.iloc[va]) - y.iloc[va]).mean() for tr, va in splits]
+        assert row["fold_losses"] == pytest.approx(refit)
 
 
 def test_candidates_cover_the_path_from_the_full_tree_to_the_root(data_dir):
