@@ -261,14 +261,47 @@ def _failed_result(error: str) -> dict:
             "complexity": math.nan, "size": math.nan, "error": error, "per_fold": []}
 
 
-def _evaluate_trial(estimator, params, X, y, sample_weight, splits, loss, cross_fit=0, refit_bags=None):
+def _evaluate_trials(parallel, estimator, params_list, X, y, sample_weight, splits, loss, cross_fit=0,
+                     refit_bags=None, keep_models=False) -> list[dict]:
+    """:func:`_evaluate_trial` of each of ``params_list`` on ``parallel``'s workers, in order.
+
+    Trials fitted fold by fold are dispatched one (trial, fold) task each and joined again: trials
+    differ several-fold in cost (a small learning rate boosts for longer), and a whole trial per task
+    leaves a core idle while the slowest one ends.
+    """
+    if cross_fit or len(splits) == 1:
+        return parallel(joblib.delayed(_evaluate_trial)(estimator, params, X, y, sample_weight, splits, loss,
+                                                        cross_fit, refit_bags, keep_models=keep_models)
+                        for params in params_list)
+    parts = parallel(joblib.delayed(_evaluate_trial)(estimator, params, X, y, sample_weight, [split], loss,
+                                                     refit_bags=refit_bags, chunks=False, keep_models=keep_models)
+                     for params in params_list for split in splits)
+    return [_joined_folds(parts[k:k + len(splits)]) for k in range(0, len(parts), len(splits))]
+
+
+def _joined_folds(parts: list[dict]) -> dict:
+    """One trial's result from its results on single folds, in fold order."""
+    failed = next((part for part in parts if part["error"]), None)
+    result = (_failed_result(failed["error"]) if failed
+              else summarize_trial([fold for part in parts for fold in part["per_fold"]]))
+    result["fit_time"] = sum(part["fit_time"] for part in parts)
+    result["warnings"] = [text for part in parts for text in part["warnings"]]
+    if not failed and "fold_models" in parts[0]:
+        result["fold_models"] = [model for part in parts for model in part["fold_models"]]
+    return result
+
+
+def _evaluate_trial(estimator, params, X, y, sample_weight, splits, loss, cross_fit=0, refit_bags=None,
+                    chunks=None, keep_models=False):
     """Fit on each training split and score on its validation rows; returns a dict for the trial row.
 
     With ``cross_fit`` (bags per fold), one :meth:`~primo.models.pram.PrAMRegressor.cross_fit` call fits
     that many bags per split; each split's bags are scored on it, and the averaged model
     (``result["model"]``) is the trial's final model, whose size every fold records. ``refit_bags``: see
-    :func:`score_model`.
+    :func:`score_model`. ``chunks`` (default: a single split) scores hold-out chunks too. With
+    ``keep_models``, a trial fitted fold by fold returns its models too (``result["fold_models"]``).
     """
+    chunks = len(splits) == 1 if chunks is None else chunks
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -282,14 +315,17 @@ def _evaluate_trial(estimator, params, X, y, sample_weight, splits, loss, cross_
             else:
                 fitted = ((fit_on_rows(estimator, params, X, y, sample_weight, train), valid)
                           for train, valid in splits)
-            folds = []
+            folds, models = [], []
             for fold_model, valid in fitted:
-                fold = score_model(fold_model, loss, _safe_indexing(X, valid), y[valid], chunks=len(splits) == 1,
+                fold = score_model(fold_model, loss, _safe_indexing(X, valid), y[valid], chunks=chunks,
                                    refit_bags=refit_bags)
                 folds.append({**fold, **(kept_size if cross_fit else _size(fold_model))})
+                models.append(fold_model)
             result = summarize_trial(folds)
             if cross_fit:
                 result["model"] = model
+            elif keep_models:
+                result["fold_models"] = models
         except Exception as exc:  # a bad configuration is a failed trial, not a failed search
             result = _failed_result(f"{type(exc).__name__}: {exc}")
     result["fit_time"] = time.perf_counter() - start
@@ -303,23 +339,21 @@ def _size(model) -> dict:
     return {"complexity": complexity, "size": float(getattr(model, "size_", complexity))}
 
 
-def _score_post_fit_path(estimator, params, steps, X, y, sample_weight, train, valid, loss, chunks: bool,
-                         refit_bags=None):
-    """Fit ``params`` on ``train`` once; score the model at each step of its post-fit path on ``valid``.
-
-    Returns one result per step (a ``"Type: message"`` string for a failure).
-    """
+def _fit_quietly(estimator, params, X, y, sample_weight, rows):
+    """:func:`fit_on_rows` without its warnings, or ``"Type: message"`` when the fit fails."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the trial of the same configuration already counted them
         try:
-            model = fit_on_rows(estimator, params, X, y, sample_weight, train)
+            return fit_on_rows(estimator, params, X, y, sample_weight, rows)
         except Exception as exc:
-            return [f"{type(exc).__name__}: {exc}"] * len(steps)
-        return _score_variants(model, steps, _safe_indexing(X, valid), y[valid], loss, chunks, refit_bags)
+            return f"{type(exc).__name__}: {exc}"
 
 
 def _score_variants(model, steps, X_valid, y_valid, loss, chunks: bool, refit_bags=None):
-    """Score ``model.simplified(**step)`` on the validation rows, for each step (a string for a failure)."""
+    """Score ``model.simplified(**step)`` on the validation rows, for each step (a string for a failure,
+    every step's when ``model`` is the failure of its fit)."""
+    if isinstance(model, str):
+        return [model] * len(steps)
     results = []
     for step in steps:
         try:
@@ -443,8 +477,8 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         return self._refit_model(params, X, y, sample_weight)
 
     def release_trial_models(self) -> None:
-        """Free the cross-fitted trials' models once the kept one has been taken (they only hold memory)."""
-        self._cross_fitted = {}
+        """Free the trials' models once the kept one has been taken (they only hold memory)."""
+        self._cross_fitted, self._fold_models = {}, {}
 
     def _cross_fitted_model(self, params) -> object | None:
         """The trial's cross-fitted model, when it has one fitted on every row (its post-fit variant included)."""
@@ -488,7 +522,7 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         self.scoring_ = loss.name
         splits = self._splits(X, y)
         self._warnings = collections.Counter()
-        self._cross_fitted = {}
+        self._cross_fitted, self._fold_models = {}, {}
         references = [reference_loss(loss, self.estimator, y[train], y[valid],
                                      None if sample_weight is None else sample_weight[train])
                       for train, valid in splits]
@@ -540,6 +574,8 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         self._warnings.update(result.get("warnings", ()))
         if "model" in result:  # a cross-fitted trial: its validated model (see _cross_fitted_model)
             self._cross_fitted[_params_key(params)] = result.pop("model")
+        if "fold_models" in result:  # a trial fitted fold by fold: its models, for its simplification path
+            self._fold_models[_params_key(params)] = result.pop("fold_models")
         score = math.nan if result["error"] else penalty.score(result["loss"], result["complexity"])
         if result["error"]:
             logger.warning("trial %d failed with %s: %s", trial, params, result["error"])
@@ -690,7 +726,6 @@ class _SequentialSearch(_BaseSearch):
         n_trials = int(self.n_trials)
         batch = int(self.batch_size or effective_n_jobs(self.n_jobs))
         fixed = dict(self.trial_params or {})
-        evaluate = joblib.delayed(_evaluate_trial)
         race = self._race_folds(splits)
         search_splits = splits[:race] if race else splits
         cross = self._cross_fits(splits, y)
@@ -704,6 +739,7 @@ class _SequentialSearch(_BaseSearch):
         simplify = getattr(self.estimator, "_post_fit_path", {})
         n_simplify = 1 if simplify and n_trials - n_shrink >= 3 and not set(simplify) & set(space) else 0
         n_tail = n_shrink + n_simplify  # the budget's tail: shrink trials, then the simplification path
+        keep = bool(n_simplify)  # trials fitted fold by fold keep their models: the path starts from the best's
         starts = self._checked_starts()
         n_trials += len(starts)  # scored beside the budget: the searched trials stay the same
         with self._progress_bar(n_trials) as bar, joblib.Parallel(n_jobs=self.n_jobs) as parallel:
@@ -717,7 +753,7 @@ class _SequentialSearch(_BaseSearch):
                 # One at a time in this process, where the estimator's own parallelism (PrAM's bags) has every
                 # core. Cross-fitted, they are validated at the trials' fidelity; the refit restores the estimator's.
                 result = _evaluate_trial(self.estimator, {**(fixed if cross else {}), **change}, X, y, sample_weight,
-                                         splits, loss, cross, self._refit_bags())
+                                         splits, loss, cross, self._refit_bags(), keep_models=keep)
                 done += 1
                 params = {**given, **{n: _python_scalar(v) for n, v in change.items()}}
                 rows.append(self._row(done, source, params, result, penalty))
@@ -735,8 +771,8 @@ class _SequentialSearch(_BaseSearch):
                 if not points:  # grid exhausted
                     break
                 params_list = [{**fixed, **{n: _python_scalar(v) for n, v in zip(names, p)}} for p in points]
-                results = parallel(evaluate(self.estimator, params, X, y, sample_weight, search_splits, loss,
-                                            cross and not race, self._refit_bags()) for params in params_list)
+                results = _evaluate_trials(parallel, self.estimator, params_list, X, y, sample_weight, search_splits,
+                                           loss, cross and not race, self._refit_bags(), keep)
                 scores = []
                 for params, result in zip(params_list, results):
                     done += 1
@@ -754,12 +790,14 @@ class _SequentialSearch(_BaseSearch):
                 bar.update(len(points))
                 bar.set_postfix(best=np.nanmin([r["score"] for r in rows if r["source"] != "prior"] or [np.nan]))
             if race:
-                rows = self._complete_race(rows, raced, splits[race:], X, y, sample_weight, loss, penalty, parallel)
+                rows = self._complete_race(rows, raced, splits[race:], X, y, sample_weight, loss, penalty, parallel,
+                                           keep)
             if n_shrink and self._time_left() >= 2 * slowest:
                 rows += self._shrink(rows, shrink, n_shrink, dimensions, fixed, X, y, sample_weight, splits, loss,
-                                     penalty, parallel, cross)
+                                     penalty, parallel, cross, keep)
             if n_simplify and self._time_left() >= 2 * slowest:
                 rows += self._simplify(rows, simplify, X, y, sample_weight, splits, loss, penalty, parallel, slowest)
+            self._fold_models = {}  # only the simplification path reads them
             if fixed and int(self.n_refine) > 0:
                 rows += self._refine(rows, names, X, y, sample_weight, splits, loss, penalty, parallel)
         return rows
@@ -801,7 +839,8 @@ class _SequentialSearch(_BaseSearch):
             raise ValueError(f"race_folds must be a positive number of folds, got {self.race_folds}")
         return race if race < len(splits) else None
 
-    def _complete_race(self, rows, raced, rest, X, y, sample_weight, loss, penalty, parallel) -> list[dict]:
+    def _complete_race(self, rows, raced, rest, X, y, sample_weight, loss, penalty, parallel,
+                       keep_models) -> list[dict]:
         """Score the :data:`RACE_FINALISTS` best partially scored trials on the remaining folds too.
 
         Successive halving over folds: every searched configuration costs ``race_folds`` fits, and only
@@ -812,14 +851,20 @@ class _SequentialSearch(_BaseSearch):
             return rows
         partial = [r for r in rows if r["partial"] and r["error"] is None]
         finalists = sorted(partial, key=lambda r: r["score"])[:RACE_FINALISTS]
-        results = parallel(joblib.delayed(_evaluate_trial)(self.estimator, r["params"], X, y, sample_weight, rest,
-                                                           loss, refit_bags=self._refit_bags()) for r in finalists)
+        results = _evaluate_trials(parallel, self.estimator, [r["params"] for r in finalists], X, y, sample_weight,
+                                   rest, loss, refit_bags=self._refit_bags(), keep_models=keep_models)
+        # Out of the store: the trials left partial never reach the simplification path.
+        raced_models = {_params_key(r["params"]): self._fold_models.pop(_params_key(r["params"]), [])
+                        for r in partial}
         completed = {}
         for row, result in zip(finalists, results):
             first = raced[row["trial"]]
             fit_time = first["fit_time"] + result["fit_time"]
             if not result["error"]:
+                models = raced_models[_params_key(row["params"])] + result.get("fold_models", [])
                 result = {**summarize_trial(first["per_fold"] + result["per_fold"]), "warnings": result["warnings"]}
+                if len(models) == len(result["per_fold"]):  # every fold's, in fold order
+                    result["fold_models"] = models
             result["fit_time"] = fit_time
             completed[row["trial"]] = self._row(row["trial"], "search", row["params"], result, penalty)
         return [completed.get(r["trial"], r) if r["source"] == "search" else r for r in rows]
@@ -831,7 +876,7 @@ class _SequentialSearch(_BaseSearch):
         return min(own, key=lambda r: r["score"]) if own else None
 
     def _shrink(self, rows, shrink, n_shrink, dimensions, fixed, X, y, sample_weight, splits, loss, penalty,
-                parallel, cross) -> list[dict]:
+                parallel, cross, keep_models) -> list[dict]:
         """Smaller variants of the best trial: each size parameter at its target, and halfway there.
 
         An optimizer of the loss alone rarely visits the small end of the space; the choice rule can
@@ -855,9 +900,8 @@ class _SequentialSearch(_BaseSearch):
                     tried.add(key)
                     variants.append(params)
         variants = variants[:n_shrink]
-        results = parallel(joblib.delayed(_evaluate_trial)(self.estimator, {**fixed, **params}, X, y, sample_weight,
-                                                           splits, loss, cross, self._refit_bags())
-                           for params in variants)
+        results = _evaluate_trials(parallel, self.estimator, [{**fixed, **params} for params in variants], X, y,
+                                   sample_weight, splits, loss, cross, self._refit_bags(), keep_models)
         return [self._row(len(rows) + i + 1, "shrink", {**fixed, **params}, result, penalty)
                 for i, (params, result) in enumerate(zip(variants, results))]
 
@@ -900,10 +944,14 @@ class _SequentialSearch(_BaseSearch):
             sizes = [_size(cross_fitted.simplified(**step)) for step in steps]
             folds = [[r if isinstance(r, str) else {**r, **size} for r, size in zip(fold, sizes)] for fold in folds]
         else:
-            folds = parallel(joblib.delayed(_score_post_fit_path)(self.estimator, best["params"], steps, X, y,
-                                                                  sample_weight, train, valid, loss,
-                                                                  len(splits) == 1, self._refit_bags())
-                             for train, valid in splits)
+            key = _params_key(best["params"])
+            if key not in self._fold_models:  # fitted once per fold for every step, unless its trial kept them
+                self._fold_models[key] = parallel(joblib.delayed(_fit_quietly)(self.estimator, best["params"], X, y,
+                                                                               sample_weight, train)
+                                                  for train, _ in splits)
+            folds = parallel(joblib.delayed(_score_variants)(model, steps, _safe_indexing(X, valid), y[valid], loss,
+                                                             len(splits) == 1, self._refit_bags())
+                             for model, (_, valid) in zip(self._fold_models[key], splits))
         new = []
         for k, step in enumerate(steps):
             per_fold = [fold[k] for fold in folds]
@@ -923,8 +971,7 @@ class _SequentialSearch(_BaseSearch):
             return []
         best = searched.sort_values("score", kind="stable").drop_duplicates(subset=names).head(int(self.n_refine))
         params_list = [{n: _python_scalar(row[n]) for n in names} for _, row in best.iterrows()]
-        results = parallel(joblib.delayed(_evaluate_trial)(self.estimator, params, X, y, sample_weight, splits, loss)
-                           for params in params_list)
+        results = _evaluate_trials(parallel, self.estimator, params_list, X, y, sample_weight, splits, loss)
         return [self._row(len(rows) + i + 1, "refine", params, result, penalty)
                 for i, (params, result) in enumerate(zip(params_list, results))]
 

@@ -471,6 +471,37 @@ def test_racing_scores_every_configuration_on_the_first_folds_and_only_the_final
         RandomSearch(estimator, n_trials=3, cv=4, race_folds=0).fit(X, y)
 
 
+def test_a_raced_best_trial_is_simplified_from_its_own_fold_models(data_dir, monkeypatch):
+    """The finalist's models of the first folds (raced) and of the others (completion) are scored along the
+    path in fold order, with no fit of its configuration again."""
+    from primo.search import searchers
+
+    X, y, _, _ = clara_ms(data_dir)
+    space = {"learning_rate": Real(0.05, 0.5, name="learning_rate"), "min_samples_leaf": Integer(1, 50)}
+    search = RandomSearch(PrAMRegressor(max_rounds=50, outer_bags=1, n_jobs=1), space=space, n_trials=8, cv=4,
+                          race_folds=2, evaluate_estimator=False, random_state=0, refit=False, progress=False)
+    fits_in_path = []
+    simplify, fit = searchers._SequentialSearch._simplify, PrAMRegressor.fit
+
+    def counted_simplify(self, *args, **kwargs):
+        monkeypatch.setattr(PrAMRegressor, "fit", lambda model, *a, **k: fits_in_path.append(1) or fit(model, *a, **k))
+        try:
+            return simplify(self, *args, **kwargs)
+        finally:
+            monkeypatch.setattr(PrAMRegressor, "fit", fit)
+
+    monkeypatch.setattr(searchers._SequentialSearch, "_simplify", counted_simplify)
+    trials = search.fit(X, y).trials_
+    path = trials[trials["source"] == "simplify"]
+    best = trials[(trials["source"] == "search") & ~trials["partial"]].sort_values("score").iloc[0]
+    assert len(path) and not fits_in_path
+    step = path[path["max_pieces"].notna() & path["max_terms"].isna()].iloc[0]
+    for fold, (train, valid) in enumerate(search._splits(X, np.asarray(y))):
+        model = searchers.fit_on_rows(search.estimator, best["params"], X, np.asarray(y), None, train)
+        variant = model.simplified(max_pieces=int(step["max_pieces"]))
+        assert step["fold_losses"][fold] == pytest.approx(np.abs(variant.predict(X.iloc[valid]) - y.iloc[valid]).mean())
+
+
 def test_cross_fitted_bags_never_see_their_fold_and_average_to_the_model(data_dir, monkeypatch):
     """PrAM.cross_fit: fold i's bags boost and early-stop on its training rows only; the model is all bags' mean."""
     from interpret.glassbox import ExplainableBoostingRegressor
