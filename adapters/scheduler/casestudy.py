@@ -527,7 +527,10 @@ def render_readme(results: dict, out: Path | None = None) -> str:
     for path in sorted(Path(out).glob("decision_latency*.txt")) if out else ():
         parts += [f"## Decision latency (`{path.name}`, from benchmarks/scheduler_decision_latency.py)",
                   "```\n" + path.read_text().strip() + "\n```"]
-    parts += _feature_study_text(out) + _earlier_months_text(out, results)
+    study_path = Path(out) / "feature_study.json" if out else None
+    if study_path is not None and study_path.is_file():
+        study = json.loads(study_path.read_text())
+        parts += _feature_study_text(study) + _earlier_months_text(study["rows"], results)
     knobs = Path(out) / "knob_search.json" if out else None
     if knobs is not None and knobs.is_file():
         k = json.loads(knobs.read_text())
@@ -787,14 +790,10 @@ def _targets_text(results: dict) -> str:
     return " ".join(lines)
 
 
-def _feature_study_text(out) -> list[str]:
-    """README section of :mod:`adapters.scheduler.feature_study` (``feature_study.json`` in ``out``), if present."""
-    path = Path(out) / "feature_study.json" if out else None
-    if path is None or not path.is_file():
-        return []
+def _feature_study_text(study: dict) -> list[str]:
+    """README section of :mod:`adapters.scheduler.feature_study` from its ``feature_study.json``."""
     from adapters.scheduler import feature_study  # it builds on this module: imported when rendering only
 
-    study = json.loads(path.read_text())
     present = [s for s in primo_models.DURATION_SELECTIONS
                if any(feature_study.selection_of(row) == s for row in study["rows"])]
     summary = [{"selection": selection, **row} for selection in present
@@ -825,15 +824,13 @@ def _feature_study_text(out) -> list[str]:
             f"over sets run on every log, `{present[0]}` selection) the best set is `{best}`."]
 
 
-def _earlier_months_text(out, results: dict) -> list[str]:
+def _earlier_months_text(rows: list[dict], results: dict) -> list[str]:
     """README section: the duration target on the held-out month and on earlier months no decision saw
     (``feature_study.json`` rows with ``months_back`` ≥ 2), if there are any."""
-    path = Path(out) / "feature_study.json" if out else None
-    if path is None or not path.is_file() or not results.get("workload_study"):
+    if not results.get("workload_study"):
         return []
     from adapters.scheduler import feature_study  # it builds on this module: imported when rendering only
 
-    rows = json.loads(path.read_text())["rows"]
     if not any(feature_study.months_back_of(row) >= 2 for row in rows):
         return []
     records, summary = feature_study.earlier_months(rows, results["workload_study"])

@@ -89,7 +89,7 @@ def test_readme_renders_tables_and_extra_outputs(tmp_path):
     assert "2048 2.5" in text and "| best | 0.750 | 2.500 |" in text
 
 
-def test_readme_reports_the_duration_target_on_months_nobody_tuned_on(tmp_path):
+def test_readme_reports_the_duration_target_on_months_nobody_tuned_on():
     def spearman(primo, rolling, lightgbm):
         return {"primo": primo, "qssf_primo": primo - 0.05, "rolling": rolling, "lightgbm": lightgbm}
 
@@ -103,15 +103,14 @@ def test_readme_reports_the_duration_target_on_months_nobody_tuned_on(tmp_path):
                                         (2, "2000-04-01 00:00:00", (0.7, 0.5, 0.6)),
                                         (3, "2000-03-01 00:00:00", (0.4, 0.45, 0.3)))]
     rows.append({**rows[1], "variant": "typical", "requested": [], "spearman": spearman(0.0, 0.9, 0.9)})  # not read
-    (tmp_path / "feature_study.json").write_text(json.dumps({"rows": rows}))
-    text = "\n".join(casestudy._earlier_months_text(tmp_path, {"workload_study": [held_out]}))
+    text = "\n".join(casestudy._earlier_months_text(rows, {"workload_study": [held_out]}))
     assert "| log_a | 0 | 2000-06 | 90 | 30 | PrAMRegressor | 7.000 | 0.600 | 0.550 | 0.500 | 0.650 | -0.050 | no |" in text
     assert "| log_a | 2 | 2000-04 | 60 | 30 | PrDTRegressor | 3.000 | 0.700 | 0.650 | 0.500 | 0.600 | 0.100 | yes |" in text
     assert "| log_a | 3 | 2000-03 |" in text and "| log_a | 1 |" not in text and "0.900" not in text
     assert "Months 2 and 3: the target is met on 1 of 2 log-months (1 log)" in text
     assert "With the held-out month: the target is met on 1 of 3 log-months (1 log)" in text
     assert "LightGBM's from 0.300 to 0.650" in text and "largest shortfall of the better Primo variant is -0.050" in text
-    assert casestudy._earlier_months_text(tmp_path, {"workload_study": []}) == []
+    assert casestudy._earlier_months_text(rows, {"workload_study": []}) == []
 
 
 def test_what_moved_compares_with_the_previous_report():
