@@ -23,8 +23,10 @@ What runs where, and what stays the same:
   strategy (``ask(n_points=batch, strategy="cl_min")``), so parallel workers get distinct points;
   its trials depend only on the seed and the batch size, never on the backend.
 * PrAM's EBM runs its bags with joblib too: a PrAM fit inside a ``dask`` block (e.g. a search's
-  final refit) sends its bags to the cluster, with the same result. Inside search trials, give
-  the PrAM ``n_jobs=1`` so that trials, not bags, fill the workers.
+  final refit) sends its bags to the cluster, with the same result. Search trials that run in
+  other workers fit with ``n_jobs=1`` (the searches set it), so that trials, not bags, fill the
+  workers; what a search fits in this process (its refit, the estimator's own trial) keeps the
+  estimator's ``n_jobs``.
 * Data: on Dask, joblib scatters arguments larger than 1 kB to the workers once per parallel
   call (a search makes one per batch); ``parallel_backend("dask", ..., scatter=[X, y])``
   broadcasts them once for the whole block instead. For big tables, search on a sample

@@ -575,6 +575,26 @@ def test_cross_fitted_trials_are_refit_at_the_estimators_fidelity(data_dir, monk
     assert sampled._cross_fitted_model(dict(chosen["params"])) is None
 
 
+def test_trials_in_worker_processes_fit_with_one_job_and_return_the_estimators_own(data_dir):
+    """In other workers an estimator's own parallel loop would run on threads (PrAM's boosting contends
+    for the GIL there), so worker tasks fit with n_jobs=1; the models they return keep the estimator's."""
+    import joblib
+
+    from primo.search.searchers import _for_workers
+
+    estimator = PrAMRegressor(max_rounds=50, outer_bags=2, n_jobs=-1)
+    with joblib.Parallel(n_jobs=2) as parallel:
+        assert _for_workers(parallel, estimator).n_jobs == 1 and estimator.n_jobs == -1
+    with joblib.Parallel(n_jobs=1) as parallel:  # run in this process: the estimator's own jobs stay
+        assert _for_workers(parallel, estimator) is estimator
+    X, y, _, _ = clara_ms(data_dir)
+    search = RandomSearch(estimator, n_trials=4, cv=3, cross_fit=True, trial_params={"outer_bags": 1}, n_jobs=2,
+                          random_state=0, refit=False, progress=False).fit(X, y)
+    searched = search.trials_[search.trials_["source"] == "search"]
+    assert len(searched) and all(search._cross_fitted_model(dict(params)).n_jobs == -1
+                                 for params in searched["params"])
+
+
 def test_cross_fitted_estimator_is_validated_at_the_trials_rounds_and_refit_with_its_own(data_dir):
     """The starting PrAM is validated with the trials' bounded rounds, like every trial; the refit boosts with its own."""
     X, y, _, _ = clara_ms(data_dir)
