@@ -28,7 +28,9 @@ repeated twice on tables under 1,000 rows; every contender sees the same folds, 
 paired by fold. Headline loss: MAE for regression, log loss for classification (issue 16, item 5);
 also R², RMSE, accuracy, macro-F1 and the top-label expected calibration error (10 equal-width bins).
 A crash is recorded as a result (exception type and message), not skipped; after a crash the
-contender's remaining folds of that table are not run.
+contender's remaining folds of that table are not run. Automatic selection runs unseeded, as a user
+calls it, so its verdicts can move between runs; each fold records the seed it drew (``seed``), and
+``PrimoClassifier/PrimoRegressor(random_state=seed)`` refits that fold as it ran.
 
 Size ("pieces", the number of constant pieces a person reads, one unit for every model): leaves for
 trees (summed over the trees of FIGS and HGB); for additive models the segments of every shape function
@@ -336,6 +338,9 @@ def run_contender(name: str, table, folds) -> list[dict]:
                 row["fit_s"] = time.perf_counter() - start
             row.update(score(table.task, model, X_test, y_test))
             row["size"] = model_size(model)
+            searches = getattr(model, "searches_", None)
+            if searches:  # the seed automatic selection drew: random_state=seed refits this fold as it ran
+                row["seed"] = int(next(iter(searches.values())).random_state)
             messages = sorted({f"{w.category.__name__}: {str(w.message)[:160]}" for w in caught})
             if messages:
                 row["warnings"] = {"count": len(caught), "distinct": messages[:5]}

@@ -172,3 +172,16 @@ def test_fit_times_of_contenders_run_apart_compare_only_through_the_machine_spee
     assert compare(entry(today, yesterday), "primo_auto", "ebm") == pytest.approx(4.0)  # a 3x slower machine
     assert compare(entry({"date_utc": "b"}, yesterday), "primo_auto", "ebm") is None  # a run of unknown speed
     assert suite.script.reference_fit_s() > 0
+
+
+def test_automatic_selection_records_the_seed_it_drew(suite, tmp_path, monkeypatch):
+    import primo
+
+    monkeypatch.setitem(suite.script.CONTENDERS, "primo_auto",
+                        lambda task, X: primo.PrimoClassifier(families=("prdt",), progress=False))
+    out = tmp_path / "suite.json"
+    args = ["--quick", "--tables", "wine", "--contenders", "primo_auto", "prdt", "--json", str(out), "--readme", "none"]
+    assert suite.script.main(args) == 0
+    folds = json.loads(out.read_text())["tables"]["wine"]["folds"]
+    assert all(isinstance(row["seed"], int) for row in folds["primo_auto"])
+    assert all("seed" not in row for row in folds["prdt"])  # only automatic selection draws one

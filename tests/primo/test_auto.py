@@ -167,3 +167,18 @@ def test_the_selected_pram_is_refit_on_every_row_unless_the_refit_breaks_a_limit
     capped = PrimoRegressor(**options, max_size=10**6).fit(X, y)
     assert capped.best_estimator_.outer_bags == 5 and capped.best_estimator_.size_ < 10**6
     assert capped.selection_report_["size"].item() == capped.best_estimator_.size_
+
+
+def test_an_unseeded_fit_is_reproduced_by_the_seed_it_drew(data_dir):
+    """Without random_state one seed is drawn for every family; passing it back refits the same selection."""
+    import numpy as np
+
+    X, y, X_test, _ = clara_ms(data_dir)
+    cheap = {"pram": {"max_rounds": 50, "outer_bags": 1, "n_jobs": 1}}
+    drawn = PrimoRegressor(n_trials=3, family_params=cheap, n_jobs=1, progress=False).fit(X, y)
+    seeds = {search.random_state for search in drawn.searches_.values()}
+    assert len(seeds) == 1
+    again = PrimoRegressor(n_trials=3, family_params=cheap, n_jobs=1, progress=False, random_state=seeds.pop()).fit(X, y)
+    for family in drawn.searches_:
+        assert drawn.searches_[family].trials_["loss"].tolist() == again.searches_[family].trials_["loss"].tolist()
+    np.testing.assert_array_equal(drawn.predict(X_test), again.predict(X_test))
