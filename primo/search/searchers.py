@@ -334,16 +334,18 @@ def _evaluate_trial(estimator, params, X, y, sample_weight, splits, loss, cross_
             else:
                 fitted = ((fit_on_rows(estimator, params, X, y, sample_weight, train), valid)
                           for train, valid in splits)
+            keep = keep_models and not cross_fit  # a cross-fitted trial keeps its averaged model instead
             folds, models = [], []
             for fold_model, valid in fitted:
                 fold = score_model(fold_model, loss, _safe_indexing(X, valid), y[valid], chunks=chunks,
                                    refit_bags=refit_bags)
                 folds.append({**fold, **(kept_size if cross_fit else _size(fold_model))})
-                models.append(fold_model)
+                if keep:  # otherwise each fold's model is freed once scored
+                    models.append(fold_model)
             result = summarize_trial(folds)
             if cross_fit:
                 result["model"] = model
-            elif keep_models:
+            elif keep:
                 result["fold_models"] = models
         except Exception as exc:  # a bad configuration is a failed trial, not a failed search
             result = _failed_result(f"{type(exc).__name__}: {exc}")
@@ -496,8 +498,8 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         return self._refit_model(params, X, y, sample_weight)
 
     def release_trial_models(self) -> None:
-        """Free the trials' models once the kept one has been taken (they only hold memory)."""
-        self._cross_fitted, self._fold_models = {}, {}
+        """Free the cross-fitted trials' models once the kept one has been taken (they only hold memory)."""
+        self._cross_fitted = {}
 
     def _cross_fitted_model(self, params) -> object | None:
         """The trial's cross-fitted model, when it has one fitted on every row (its post-fit variant included)."""
