@@ -527,13 +527,11 @@ def render_readme(results: dict, out: Path | None = None) -> str:
     for path in sorted(Path(out).glob("decision_latency*.txt")) if out else ():
         parts += [f"## Decision latency (`{path.name}`, from benchmarks/scheduler_decision_latency.py)",
                   "```\n" + path.read_text().strip() + "\n```"]
-    study_path = Path(out) / "feature_study.json" if out else None
-    if study_path is not None and study_path.is_file():
-        study = json.loads(study_path.read_text())
+    study = _study_results(out, "feature_study.json")
+    if study is not None:
         parts += _feature_study_text(study) + _earlier_months_text(study["rows"], results)
-    knobs = Path(out) / "knob_search.json" if out else None
-    if knobs is not None and knobs.is_file():
-        k = json.loads(knobs.read_text())
+    k = _study_results(out, "knob_search.json")
+    if k is not None:
         parts += ["## Scheduler knob search (python -m adapters.scheduler.knob_search)",
                   f"NASA iPSC, tuned on the second-to-last month ({k['tune_jobs']} jobs, {len(k['trials'])} "
                   f"simulations, first = defaults), evaluated on the last month ({k['eval_jobs']} jobs). "
@@ -788,6 +786,12 @@ def _targets_text(results: dict) -> str:
                  "`qssf_primo`) and, for `lucid_primo`, the extra profiling node and packing; the duration model "
                  "itself moves QSSF little (`qssf_primo` vs `qssf_rolling`).")
     return " ".join(lines)
+
+
+def _study_results(out, name: str) -> dict | None:
+    """The JSON a side study wrote into ``out`` (``feature_study.json``, ``knob_search.json``), None when absent."""
+    path = Path(out) / name if out else None
+    return json.loads(path.read_text()) if path is not None and path.is_file() else None
 
 
 def _feature_study_text(study: dict) -> list[str]:

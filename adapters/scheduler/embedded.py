@@ -340,7 +340,7 @@ class JobQueue:
             buckets[int(free)].append(node)
         # Bit f is set while some node has exactly f idle GPUs: a best fit is the lowest set bit >= g, found
         # in constant time; scanning the 9 buckets was most of a pass that starts a thousand jobs.
-        occupied = sum(1 << free for free, nodes in enumerate(buckets) if nodes)
+        occupied = self._occupancy(buckets)
         idle_gpus = int(sum(node_free))
         started, kept = [], []
         entries = self._entries
@@ -366,7 +366,7 @@ class JobQueue:
                     nodes = None
             else:
                 nodes = self._place_whole_nodes(buckets, g)
-                occupied = sum(1 << free for free, members in enumerate(buckets) if members)
+                occupied = self._occupancy(buckets)
             if nodes is not None:
                 started.append((entry[4], nodes))
                 idle_gpus -= g
@@ -377,6 +377,11 @@ class JobQueue:
                 break
         self._entries = kept
         return started
+
+    @staticmethod
+    def _occupancy(buckets: list[list[int]]) -> int:
+        """The bitmask of idle-GPU counts some node has (bit f: a node with f idle GPUs)."""
+        return sum(1 << free for free, nodes in enumerate(buckets) if nodes)
 
     @staticmethod
     def _place_whole_nodes(buckets: list[list[int]], g: int) -> tuple[int, ...] | None:
