@@ -249,6 +249,13 @@ class EmbeddedScheduler:
 
 
 GPUS_PER_NODE = 8
+#: ``_BEST_FIT[occupancy][g]``: the fewest idle GPUs, at least ``g``, that some node has (None: no node fits
+#: ``g``), for every bitmask of idle-GPU counts (bit f set: a node has f idle GPUs). A look-up in the
+#: decision's inner loop instead of bit arithmetic: a quarter of a pass that starts a thousand jobs.
+_BEST_FIT = tuple(
+    tuple(next((free for free in range(g, GPUS_PER_NODE + 1) if mask >> free & 1), None)
+          for g in range(GPUS_PER_NODE + 1))
+    for mask in range(1 << (GPUS_PER_NODE + 1)))
 
 
 class JobQueue:
@@ -338,39 +345,38 @@ class JobQueue:
             if not 0 <= free <= GPUS_PER_NODE:
                 raise ValueError(f"node {node} has {free} idle GPUs; a node has 0 to {GPUS_PER_NODE}")
             buckets[int(free)].append(node)
-        # Bit f is set while some node has exactly f idle GPUs: a best fit is the lowest set bit >= g, found
-        # in constant time; scanning the 9 buckets was most of a pass that starts a thousand jobs.
+        # Bit f is set while some node has exactly f idle GPUs: the best fit is a look-up in _BEST_FIT;
+        # scanning the 9 buckets was most of a pass that starts a thousand jobs.
         occupied = self._occupancy(buckets)
         idle_gpus = int(sum(node_free))
         started, kept = [], []
+        start = started.append
         entries = self._entries
         for position, entry in enumerate(entries):
-            if idle_gpus == 0:
+            if not idle_gpus:
                 kept.extend(entries[position:])
                 break
             g = entry[3]
-            if g > idle_gpus:
-                nodes = None
-            elif g <= GPUS_PER_NODE:
-                above = occupied >> g
-                if above:
-                    free = g + (above & -above).bit_length() - 1
+            if g <= GPUS_PER_NODE:
+                free = _BEST_FIT[occupied][g]
+                if free is not None:
                     bucket = buckets[free]
                     node = bucket.pop(0)
                     if not bucket:
                         occupied ^= 1 << free
                     insort(buckets[free - g], node)
                     occupied |= 1 << (free - g)
-                    nodes = (node,)
-                else:
-                    nodes = None
-            else:
+                    start((entry[4], (node,)))
+                    idle_gpus -= g
+                    continue
+            elif g <= idle_gpus:
                 nodes = self._place_whole_nodes(buckets, g)
-                occupied = self._occupancy(buckets)
-            if nodes is not None:
-                started.append((entry[4], nodes))
-                idle_gpus -= g
-            elif backfill:
+                if nodes is not None:
+                    occupied = self._occupancy(buckets)
+                    start((entry[4], nodes))
+                    idle_gpus -= g
+                    continue
+            if backfill:
                 kept.append(entry)
             else:
                 kept.extend(entries[position:])
