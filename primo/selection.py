@@ -91,6 +91,29 @@ def score_from_loss(loss_name: str, loss: float) -> float | None:
     return None
 
 
+def _warn_if_trivial(trial, loss_name: str, classifier: bool) -> None:
+    """Warn when the selected trial validates no better than the trivial predictor (relative loss ≥ 1).
+
+    Found on a heavy-tailed target (medical expenses, MAE): models that fit the mean lost to the constant
+    median on every trial, so the choice among them was noise. The user should hear it, not read it
+    off ``selection_report_``.
+    """
+    relative = float(trial.get("relative_loss", np.nan))
+    if not relative >= 1:  # also NaN: no trivial predictor for this loss
+        return
+    message = (f"no model validated better than the trivial predictor: the selected one's {loss_name} is "
+               f"{relative:.3g}× the trivial predictor's ")
+    if classifier:
+        message += "(the class priors); the features may not carry what the models can use"
+    elif loss_name in ("mae", "mape", "wmape"):
+        message += ("(the median of y). The models fit the mean (squared error), and on a heavy-tailed target "
+                    "the median wins under absolute error: score what the models fit (scoring='rmse' or 'r2') "
+                    "or fit a transformed target (e.g. log1p(y))")
+    else:
+        message += "(the mean of y); the features may not carry what the models can use"
+    warnings.warn(message, UserWarning, stacklevel=3)
+
+
 class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
     _families: dict
 
@@ -235,6 +258,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
             raise RequirementsNotMetError(f"no model meets the requirements — {reasons}")
         chosen = winners[0][-1]
         position, trial, within_limits, validated = finalists[chosen]
+        _warn_if_trivial(trial, self.searches_[chosen].scoring_, is_classifier(self))
         if validated:
             report[position] = self._refit_chosen(chosen, trial, report[position], X, y, sample_weight,
                                                   within_limits=within_limits)

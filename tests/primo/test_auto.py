@@ -182,3 +182,20 @@ def test_an_unseeded_fit_is_reproduced_by_the_seed_it_drew(data_dir):
     for family in drawn.searches_:
         assert drawn.searches_[family].trials_["loss"].tolist() == again.searches_[family].trials_["loss"].tolist()
     np.testing.assert_array_equal(drawn.predict(X_test), again.predict(X_test))
+
+
+def test_a_selection_no_better_than_the_trivial_predictor_is_warned_about():
+    """A heavy-tailed target scored on MAE: fitting the mean loses to the constant median, and the user hears it."""
+    import warnings
+
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 3))  # no signal: the best tree is one leaf, the mean
+    y = np.exp(rng.normal(scale=2.0, size=600))
+    with pytest.warns(UserWarning, match=r"trivial predictor.*median of y.*scoring='rmse'"):
+        auto = PrimoRegressor(families=("prdt",), random_state=0, progress=False).fit(X, y)
+    assert auto.selection_report_.loc[auto.selection_report_["selected"], "relative_loss"].iloc[0] >= 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a target the features explain: no warning
+        PrimoRegressor(families=("prdt",), scoring="rmse", random_state=0, progress=False).fit(X, np.log(y) + X[:, 0])
