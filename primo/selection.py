@@ -17,6 +17,8 @@ The selected PrAM is then refit on every row with the default's bags, and kept i
 still meets every stated limit (else the validated average is; the time budget permitting). So
 the selected model validates no worse, beyond noise, than either family's default.
 
+A selection whose model validates no better than the trivial predictor (relative loss ≥ 1) is warned about.
+
 ``selection_report_`` has one row per family: its finalist, validation loss and standard error,
 relative loss (1.0 = the trivial predictor), size, C, for classifiers log loss and calibration error,
 the measured latency, and why it won or lost. A family none of whose trials could be fitted (a
