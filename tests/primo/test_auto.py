@@ -184,18 +184,22 @@ def test_an_unseeded_fit_is_reproduced_by_the_seed_it_drew(data_dir):
     np.testing.assert_array_equal(drawn.predict(X_test), again.predict(X_test))
 
 
-def test_a_selection_no_better_than_the_trivial_predictor_is_warned_about():
-    """A heavy-tailed target scored on MAE: fitting the mean loses to the constant median, and the user hears it."""
+def test_a_selection_no_better_than_the_median_searches_median_trees_and_is_warned_about():
+    """A heavy-tailed target scored on MAE: every model fits the mean and loses to the constant median, so PrDT
+    is searched again with trees grown on absolute error, and the user hears that nothing beat the constant."""
     import warnings
 
     import numpy as np
 
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(600, 3))  # no signal: the best tree is one leaf, the mean
+    X = rng.normal(size=(600, 3))  # no signal
     y = np.exp(rng.normal(scale=2.0, size=600))
-    with pytest.warns(UserWarning, match=r"trivial predictor.*median of y.*scoring='rmse'"):
-        auto = PrimoRegressor(families=("prdt",), random_state=0, progress=False).fit(X, y)
-    assert auto.selection_report_.loc[auto.selection_report_["selected"], "relative_loss"].iloc[0] >= 1
+    with pytest.warns(UserWarning, match=r"trivial predictor.*median of y.*absolute error were searched too"):
+        auto = PrimoRegressor(random_state=0, n_trials=4, progress=False).fit(X, y)
+    assert auto.searches_["prdt"].estimator.criterion == "absolute_error"
+    assert auto.best_family_ == "prdt" and auto.best_estimator_.n_leaves_ == 1
+    np.testing.assert_allclose(auto.predict(X[:5]), np.median(y))  # the constant that beat every model
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # a target the features explain: no warning
-        PrimoRegressor(families=("prdt",), scoring="rmse", random_state=0, progress=False).fit(X, np.log(y) + X[:, 0])
+        warnings.simplefilter("error")  # a target the features explain: no second search, no warning
+        auto = PrimoRegressor(families=("prdt",), random_state=0, progress=False).fit(X, np.log(y) + X[:, 0])
+    assert auto.searches_["prdt"].estimator.criterion == "squared_error"
