@@ -17,7 +17,9 @@ The selected PrAM is then refit on every row with the default's bags, and kept i
 still meets every stated limit (else the validated average is; the time budget permitting). So
 the selected model validates no worse, beyond noise, than either family's default.
 
-A selection whose model validates no better than the trivial predictor (relative loss ≥ 1) is warned about.
+A selection whose model validates no better than the trivial predictor (relative loss ≥ 1) is warned about;
+under a score whose best constant is the median (MAE), PrDT is first searched again with trees grown on
+absolute error (:meth:`_PrimoAutoBase._median_trees`).
 
 ``selection_report_`` has one row per family: its finalist, validation loss and standard error,
 relative loss (1.0 = the trivial predictor), size, C, for classifiers log loss and calibration error,
