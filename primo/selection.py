@@ -105,6 +105,8 @@ def _warn_if_trivial(trial, loss_name: str, classifier: bool, median_trees: bool
     median on every trial, so the choice among them was noise. The user should hear it, not read it
     off ``selection_report_``.
     """
+    from primo.search.objective import MEDIAN_REFERENCE_LOSSES
+
     relative = float(trial.get("relative_loss", np.nan))
     if not relative >= 1:  # also NaN: no trivial predictor for this loss
         return
@@ -112,7 +114,7 @@ def _warn_if_trivial(trial, loss_name: str, classifier: bool, median_trees: bool
                f"{relative:.3g}× the trivial predictor's ")
     if classifier:
         message += "(the class priors); the features may not carry what the models can use"
-    elif loss_name in ("mae", "mape", "wmape"):
+    elif loss_name in MEDIAN_REFERENCE_LOSSES:  # the trivial predictor is the median
         message += ("(the median of y). The models fit the mean (squared error), and on a heavy-tailed target "
                     "the median wins under absolute error"
                     + ("; trees grown on absolute error were searched too" if median_trees else "")

@@ -94,6 +94,8 @@ _NAMED_LOSSES: dict[str, tuple[Callable, str]] = {
     "1-r2": (lambda y, p: 1.0 - metrics.r2_score(y, p), "1 − R²"),
 }
 _ALIASES = {"accuracy": "error", "f1": "1-f1", "r2": "1-r2"}
+#: Absolute-error losses: a regressor's trivial predictor under them is the median of the target, not the mean.
+MEDIAN_REFERENCE_LOSSES = ("mae", "mape", "wmape")
 
 
 @dataclass(frozen=True)
@@ -163,7 +165,7 @@ def reference_loss(loss: ValidationLoss, estimator, y_train, y_valid, sample_wei
     if is_classifier(estimator):
         dummy = DummyClassifier(strategy="prior")
     else:
-        dummy = DummyRegressor(strategy="median" if loss.name in ("mae", "mape", "wmape") else "mean")
+        dummy = DummyRegressor(strategy="median" if loss.name in MEDIAN_REFERENCE_LOSSES else "mean")
     # The trivial predictor ignores X; a one-column stand-in avoids validating text columns.
     dummy.fit(np.zeros((len(y_train), 1)), y_train, sample_weight=sample_weight)
     try:
