@@ -3,8 +3,9 @@
 Where ``fresh_tables.py`` takes real tables nobody tuned for, this one builds the columns, names and targets
 a user (or an attacker writing a CSV) can hand Primo: non-text, empty and hostile column names, hostile
 category values and class labels (quotes, ``]]``, newlines, ``os.exit``, ``${}``), 1,500 distinct strings in
-400 rows, pandas' nullable dtypes, booleans, a column missing on every row, magnitudes near float64's limits,
-a target of 1e15, 50 classes of 8 rows, 300 columns on 150 rows, 12 rows. Each case says what must happen:
+400 rows, pandas' nullable dtypes, Arrow-backed columns (as Parquet reads them), ``Decimal`` objects (as a SQL
+``NUMERIC`` column reads), booleans, a column missing on every row, magnitudes near float64's limits, a target
+of 1e15, 50 classes of 8 rows, 300 columns on 150 rows, 12 rows. Each case says what must happen:
 
 * ``fits``: PrimoRegressor/PrimoClassifier (6 trials), the default PrDT and a short PrAM fit on the first 75%
   of the rows, and on the rest the reloaded model file, compiled Python, ONNX, Lua, JavaScript and C must
@@ -31,8 +32,11 @@ import time
 import warnings
 from pathlib import Path
 
+from decimal import Decimal
+
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from primo import PrAMClassifier, PrAMRegressor, PrDTClassifier, PrDTRegressor, PrimoClassifier, PrimoRegressor
 from primo.errors import InputError
@@ -59,6 +63,13 @@ def _tables():
     ints = pd.Series(rng.integers(0, 9, N_ROWS), dtype="Int64")
     ints[rng.random(N_ROWS) < 0.1] = pd.NA
     wide = pd.DataFrame(rng.normal(size=(150, 300)), columns=[f"w{i}" for i in range(300)])
+    # As pd.read_parquet(..., dtype_backend="pyarrow") gives them; a SQL NUMERIC column reads as Decimal objects.
+    arrow = pd.DataFrame({"a": pd.array(base["a"].where(rng.random(N_ROWS) > 0.1).astype(object).where(lambda s: s.notna(), None),
+                                        dtype=pd.ArrowDtype(pa.float64())),
+                          "b": pd.array(base["b"].astype(int), dtype=pd.ArrowDtype(pa.int64())),
+                          "s": pd.array(rng.choice(["u", "v", None], N_ROWS), dtype=pd.ArrowDtype(pa.string())),
+                          "flag": pd.array(rng.random(N_ROWS) > 0.5, dtype=pd.ArrowDtype(pa.bool_()))})
+    decimals = base.assign(a=[Decimal(f"{v:.4f}") for v in base["a"]])
     return {
         "int column names": (base.set_axis([0, 1], axis=1), y, "regression", "fits", None),
         "hostile column names": (base.set_axis(HOSTILE_NAMES, axis=1), y, "regression", "fits", None),
@@ -84,6 +95,8 @@ def _tables():
                                  None),
         "wide 150x300": (wide, wide["w0"] + rng.normal(size=150), "regression", "fits", None),
         "12 rows": (base.head(12), y.head(12), "regression", "fits", None),
+        "Arrow-backed columns": (arrow, y, "regression", "fits", None),
+        "Decimal objects": (decimals, y, "regression", "fits", None),
         "float class labels": (base, np.where(y > 0, 0.5, 1.5), "classification", "refused", "y"),
         # scikit-learn's contract: a one-class tree is valid (it predicts that class); PrAM refuses one class,
         # so automatic selection keeps the tree (its PrAM trials fail, with a warning).

@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 
 from primo.errors import ColumnMismatchError, InputError, InputTypeError
-from primo.models.encoding import CATEGORICAL, NUMERIC, check_no_dates_as_text, dtype_kind, numeric_values
+from primo.models.encoding import (CATEGORICAL, NUMERIC, check_no_dates_as_text, dtype_kind, numeric_values,
+                                   plain_columns)
 
 
 def check_is_fitted(model) -> None:
@@ -268,7 +269,7 @@ def check_training_input(model, X, y, sample_weight=None, *, classifier: bool, m
     """Check what ``fit`` was given, naming the argument and column at fault; nothing is changed.
 
     Returns ``X`` itself, except that a DataFrame's column names become text (how predictions match
-    them). ``accept_sparse``: the family fits sparse matrices; ``text_in_arrays``: an object array
+    them) and its Arrow-backed and ``Decimal`` columns NumPy-backed ones (:func:`~primo.models.encoding.plain_columns`). ``accept_sparse``: the family fits sparse matrices; ``text_in_arrays``: an object array
     may hold text (categories) rather than numbers only.
 
     Example
@@ -284,7 +285,7 @@ def check_training_input(model, X, y, sample_weight=None, *, classifier: bool, m
     if isinstance(X, pd.DataFrame):
         n_rows, n_columns = X.shape
         _check_shape(n_rows, n_columns)
-        X = _text_names(X)
+        X = plain_columns(_text_names(X))
         _check_frame_values(X, (), allow_infinity)
         check_no_dates_as_text(X)
     elif _is_sparse(X):
@@ -314,8 +315,9 @@ def _numeric_frame_values(model, X: pd.DataFrame, known) -> np.ndarray | None:
     """
     if known is None or X.shape[0] == 0 or X.shape[1] != len(known):
         return None
-    # pandas' internal blocks give every dtype without building the dtypes Series (~10x cheaper).
-    if not all(block.dtype.kind in "fiu" for block in X._mgr.blocks):
+    # pandas' internal blocks give every dtype without building the dtypes Series (~10x cheaper);
+    # NumPy dtypes only: an Arrow-backed frame is converted on the full path.
+    if not all(isinstance(block.dtype, np.dtype) and block.dtype.kind in "fiu" for block in X._mgr.blocks):
         return None
     if X.columns.tolist() != known or len(model._features_read_as_numbers()) != len(known):
         return None
@@ -353,7 +355,7 @@ def check_prediction_input(model, X, *, numeric_frames_as_arrays: bool = False):
         values = _numeric_frame_values(model, X, known)
         if values is not None:
             return values if numeric_frames_as_arrays else X
-        X = _text_names(X)
+        X = plain_columns(_text_names(X))
         if known is not None:
             unknown = [c for c in X.columns if c not in set(known)]
             missing = [c for c in known if c not in set(X.columns)]

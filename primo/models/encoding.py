@@ -9,6 +9,10 @@ scikit-learn's trees take numbers only. :func:`fit_vocabularies` and :func:`enco
   ``str``, not ``object``) and ``category`` — become integer *codes*: the position of the category,
   as text (``str(value)``), in the column's vocabulary. A category not in the vocabulary (unseen at
   fit time, or an unused level of a pandas ``category``) becomes NaN, i.e. it is treated as missing;
+* columns pandas stores other ways are read as the NumPy-backed kinds above (:func:`plain_columns`):
+  Arrow-backed columns (``dtype_backend="pyarrow"``, Parquet) as float64 numbers, pandas booleans,
+  text or categories, and an ``object`` column of ``decimal.Decimal`` values only (what a SQL
+  ``NUMERIC`` column reads as) as float64 numbers, not as categories;
 * **datetime/timedelta/period** columns raise an :class:`~primo.errors.InputError` (a ``ValueError``) naming the column and saying how to
   derive numbers from it (hours, weekdays, seconds since a reference); which derived features make
   sense depends on the system, so Primo does not guess. So do **text columns whose every value is a
@@ -40,6 +44,7 @@ Example
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 import numpy as np
 import pandas as pd
@@ -79,6 +84,47 @@ def dtype_kind(dtype, name) -> str:
         return NUMERIC
     raise InputError(f"column {label} has dtype {dtype}, which Primo cannot use; convert it to numbers or text",
                      argument="X", column=str(name))
+
+
+def plain_columns(X: pd.DataFrame) -> pd.DataFrame:
+    """``X`` with its Arrow-backed and ``Decimal`` columns as NumPy-backed ones (``X`` itself when it has none).
+
+    Arrow numbers (integer, floating, decimal) become float64 (null = NaN), Arrow booleans pandas'
+    nullable booleans, Arrow text pandas' text and Arrow dictionaries plain values (categories); Arrow
+    dates and times stay, for :func:`dtype_kind` to refuse by name. interpret cannot read Arrow dtypes,
+    and ``Decimal`` numbers read as categories would make every value not seen in training unseen.
+
+    Example
+    -------
+    >>> from decimal import Decimal
+    >>> plain_columns(pd.DataFrame({"price": [Decimal("1.50"), None]}))["price"].tolist()
+    [1.5, nan]
+    """
+    plain = {}
+    for j, (name, dtype) in enumerate(zip(X.columns, X.dtypes)):
+        column = X.iloc[:, j]
+        if isinstance(dtype, pd.ArrowDtype):
+            import pyarrow as pa
+
+            kind = dtype.pyarrow_dtype
+            if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind):
+                plain[j] = column.to_numpy(dtype=np.float64, na_value=np.nan)
+            elif pa.types.is_boolean(kind):
+                plain[j] = column.astype("boolean")
+            elif pa.types.is_string(kind) or pa.types.is_large_string(kind):
+                plain[j] = column.astype("str")
+            elif pa.types.is_dictionary(kind):
+                plain[j] = column.astype(object)
+        elif dtype == object:
+            values = column.dropna()
+            if len(values) and isinstance(values.iloc[0], Decimal) and all(isinstance(v, Decimal) for v in values):
+                plain[j] = column.to_numpy(dtype=np.float64, na_value=np.nan)
+    if not plain:
+        return X
+    X = X.copy(deep=False)
+    for j, values in plain.items():
+        X.isetitem(j, values)
+    return X
 
 
 _MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"

@@ -310,3 +310,40 @@ def test_a_column_with_no_values_fits_in_both_families_and_auto():
     for model in (pram, PrDTRegressor(random_state=0).fit(X, y),
                   primo.PrimoRegressor(n_trials=2, random_state=0, n_jobs=1, progress=False).fit(X, y)):
         assert np.isfinite(model.predict(X)).all()
+
+
+@pytest.mark.parametrize("family", ["prdt", "pram"])
+def test_arrow_backed_and_decimal_columns_read_as_their_numpy_kinds(family, tmp_path):
+    """A Parquet or ``dtype_backend="pyarrow"`` frame (interpret cannot read Arrow dtypes) and a SQL
+    ``NUMERIC`` column read as ``Decimal`` objects give the model the NumPy-backed table gives: the same
+    predictions, saved and loaded, whichever form the rows to predict come in."""
+    from decimal import Decimal
+
+    pa = pytest.importorskip("pyarrow")
+    X, y = housing(n=300, seed=3)
+    X["dist_center_km"] = X["dist_center_km"].round(2)
+    arrow = pd.DataFrame({name: pd.array(column.astype(object).where(column.notna(), None).tolist(), dtype=dtype)
+                          for (name, column), dtype in zip(X.items(), [
+                              pd.ArrowDtype(pa.string()), pd.ArrowDtype(pa.dictionary(pa.int32(), pa.string())),
+                              pd.ArrowDtype(pa.bool_()), pd.ArrowDtype(pa.float64()), pd.ArrowDtype(pa.int64())])})
+    decimals = X.assign(dist_center_km=[None if np.isnan(v) else Decimal(f"{v:.2f}") for v in X["dist_center_km"]])
+    assert decimals["dist_center_km"].dtype == object
+
+    def fitted(table):
+        model = (PrDTRegressor(random_state=0) if family == "prdt" else
+                 primo.PrAMRegressor(outer_bags=1, interactions=2, max_rounds=300, n_jobs=1, random_state=0))
+        return model.fit(table, y)
+
+    plain = fitted(X)
+    expected = plain.predict(X)
+    for table in (arrow, decimals):
+        model = fitted(table)
+        model.save(tmp_path / "m.primo")
+        loaded = primo.load(tmp_path / "m.primo")
+        for rows in (X, arrow, decimals):
+            np.testing.assert_allclose(loaded.predict(rows), expected, rtol=1e-12)
+    if family == "pram":
+        assert list(fitted(arrow).ebm_.feature_types_in_) == list(plain.ebm_.feature_types_in_)
+    timestamps = X.assign(rooms=pd.array([pd.Timestamp("2026-11-30")] * len(X), dtype=pd.ArrowDtype(pa.timestamp("s"))))
+    with pytest.raises(primo.errors.InputError, match="'rooms' holds dates or times"):
+        fitted(timestamps)
