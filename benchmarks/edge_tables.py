@@ -4,8 +4,9 @@ Where ``fresh_tables.py`` takes real tables nobody tuned for, this one builds th
 a user (or an attacker writing a CSV) can hand Primo: non-text, empty and hostile column names, hostile
 category values and class labels (quotes, ``]]``, newlines, ``os.exit``, ``${}``), 1,500 distinct strings in
 400 rows, pandas' nullable dtypes, Arrow-backed columns (as Parquet reads them), ``Decimal`` objects (as a SQL
-``NUMERIC`` column reads), booleans, a column missing on every row, magnitudes near float64's limits, a target
-of 1e15, 50 classes of 8 rows, 300 columns on 150 rows, 12 rows. Each case says what must happen:
+``NUMERIC`` column reads) and Python floats in an ``object`` column, booleans, a column missing on every row,
+magnitudes near float64's limits, a target of 1e15, 50 classes of 8 rows, 300 columns on 150 rows, 12 rows.
+Each case says what must happen:
 
 * ``fits``: PrimoRegressor/PrimoClassifier (6 trials), the default PrDT and a short PrAM fit on the first 75%
   of the rows, and on the rest the reloaded model file, compiled Python, ONNX, Lua, JavaScript and C must
@@ -97,6 +98,8 @@ def _tables():
         "12 rows": (base.head(12), y.head(12), "regression", "fits", None),
         "Arrow-backed columns": (arrow, y, "regression", "fits", None),
         "Decimal objects": (decimals, y, "regression", "fits", None),
+        "numbers in an object column": (base.assign(a=base["a"].astype(object).where(rng.random(N_ROWS) > 0.1, None)), y,
+                                        "regression", "fits", None),
         "float class labels": (base, np.where(y > 0, 0.5, 1.5), "classification", "refused", "y"),
         # scikit-learn's contract: a one-class tree is valid (it predicts that class); PrAM refuses one class,
         # so automatic selection keeps the tree (its PrAM trials fail, with a warning).

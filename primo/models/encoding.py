@@ -11,8 +11,8 @@ scikit-learn's trees take numbers only. :func:`fit_vocabularies` and :func:`enco
   fit time, or an unused level of a pandas ``category``) becomes NaN, i.e. it is treated as missing;
 * columns pandas stores other ways are read as the NumPy-backed kinds above (:func:`plain_columns`):
   Arrow-backed columns (``dtype_backend="pyarrow"``, Parquet) as float64 numbers, pandas booleans,
-  text or categories, and an ``object`` column of ``decimal.Decimal`` values only (what a SQL
-  ``NUMERIC`` column reads as) as float64 numbers, not as categories;
+  text or categories, and an ``object`` column of numbers only (``decimal.Decimal``, what a SQL
+  ``NUMERIC`` column reads as, or Python ``int``/``float``) as float64 numbers, not as categories;
 * **datetime/timedelta/period** columns raise an :class:`~primo.errors.InputError` (a ``ValueError``) naming the column and saying how to
   derive numbers from it (hours, weekdays, seconds since a reference); which derived features make
   sense depends on the system, so Primo does not guess. So do **text columns whose every value is a
@@ -43,6 +43,7 @@ Example
 """
 from __future__ import annotations
 
+import numbers
 import re
 from decimal import Decimal
 
@@ -86,13 +87,20 @@ def dtype_kind(dtype, name) -> str:
                      argument="X", column=str(name))
 
 
+def _is_number(value) -> bool:
+    return isinstance(value, (Decimal, numbers.Real)) and not isinstance(value, (bool, np.bool_))
+
+
 def plain_columns(X: pd.DataFrame) -> pd.DataFrame:
-    """``X`` with its Arrow-backed and ``Decimal`` columns as NumPy-backed ones (``X`` itself when it has none).
+    """``X`` with its Arrow-backed columns and its ``object`` columns of numbers as NumPy-backed ones (``X``
+    itself when it has none).
 
     Arrow numbers (integer, floating, decimal) become float64 (null = NaN), Arrow booleans pandas'
     nullable booleans, Arrow text pandas' text and Arrow dictionaries plain values (categories); Arrow
-    dates and times stay, for :func:`dtype_kind` to refuse by name. interpret cannot read Arrow dtypes,
-    and ``Decimal`` numbers read as categories would make every value not seen in training unseen.
+    dates and times stay, for :func:`dtype_kind` to refuse by name. An ``object`` column whose present
+    values are all numbers (``Decimal``, ``int``, ``float``; not text such as ``"4"``, which stays
+    categories) becomes float64 too, unless a value is beyond float64's range. interpret cannot read
+    Arrow dtypes, and numbers read as categories would make every value not seen in training unseen.
 
     Example
     -------
@@ -117,8 +125,11 @@ def plain_columns(X: pd.DataFrame) -> pd.DataFrame:
                 plain[j] = column.astype(object)
         elif dtype == object:
             values = column.dropna()
-            if len(values) and isinstance(values.iloc[0], Decimal) and all(isinstance(v, Decimal) for v in values):
-                plain[j] = column.to_numpy(dtype=np.float64, na_value=np.nan)
+            if len(values) and _is_number(values.iloc[0]) and all(_is_number(v) for v in values):
+                try:
+                    plain[j] = column.to_numpy(dtype=np.float64, na_value=np.nan)
+                except OverflowError:  # an integer beyond float64: left as it was
+                    pass
     if not plain:
         return X
     X = X.copy(deep=False)

@@ -314,9 +314,9 @@ def test_a_column_with_no_values_fits_in_both_families_and_auto():
 
 @pytest.mark.parametrize("family", ["prdt", "pram"])
 def test_arrow_backed_and_decimal_columns_read_as_their_numpy_kinds(family, tmp_path):
-    """A Parquet or ``dtype_backend="pyarrow"`` frame (interpret cannot read Arrow dtypes) and a SQL
-    ``NUMERIC`` column read as ``Decimal`` objects give the model the NumPy-backed table gives: the same
-    predictions, saved and loaded, whichever form the rows to predict come in."""
+    """A Parquet or ``dtype_backend="pyarrow"`` frame (interpret cannot read Arrow dtypes), a SQL ``NUMERIC``
+    column read as ``Decimal`` objects and Python floats in an ``object`` column give the model the
+    NumPy-backed table gives: the same predictions, saved and loaded, whichever form the rows come in."""
     from decimal import Decimal
 
     pa = pytest.importorskip("pyarrow")
@@ -327,7 +327,8 @@ def test_arrow_backed_and_decimal_columns_read_as_their_numpy_kinds(family, tmp_
                               pd.ArrowDtype(pa.string()), pd.ArrowDtype(pa.dictionary(pa.int32(), pa.string())),
                               pd.ArrowDtype(pa.bool_()), pd.ArrowDtype(pa.float64()), pd.ArrowDtype(pa.int64())])})
     decimals = X.assign(dist_center_km=[None if np.isnan(v) else Decimal(f"{v:.2f}") for v in X["dist_center_km"]])
-    assert decimals["dist_center_km"].dtype == object
+    objects = X.assign(dist_center_km=X["dist_center_km"].astype(object).where(X["dist_center_km"].notna(), None))
+    assert decimals["dist_center_km"].dtype == objects["dist_center_km"].dtype == object
 
     def fitted(table):
         model = (PrDTRegressor(random_state=0) if family == "prdt" else
@@ -336,14 +337,29 @@ def test_arrow_backed_and_decimal_columns_read_as_their_numpy_kinds(family, tmp_
 
     plain = fitted(X)
     expected = plain.predict(X)
-    for table in (arrow, decimals):
+    for table in (arrow, decimals, objects):
         model = fitted(table)
         model.save(tmp_path / "m.primo")
         loaded = primo.load(tmp_path / "m.primo")
-        for rows in (X, arrow, decimals):
+        for rows in (X, arrow, decimals, objects):
             np.testing.assert_allclose(loaded.predict(rows), expected, rtol=1e-12)
     if family == "pram":
         assert list(fitted(arrow).ebm_.feature_types_in_) == list(plain.ebm_.feature_types_in_)
     timestamps = X.assign(rooms=pd.array([pd.Timestamp("2026-11-30")] * len(X), dtype=pd.ArrowDtype(pa.timestamp("s"))))
     with pytest.raises(primo.errors.InputError, match="'rooms' holds dates or times"):
         fitted(timestamps)
+
+
+def test_only_object_columns_of_numbers_become_numbers():
+    from primo.models.encoding import plain_columns
+
+    X = pd.DataFrame({"numbers": pd.Series([1, None, 2.5], dtype=object),
+                      "beyond_float64": pd.Series([10**400, 1, None], dtype=object),
+                      "digits": pd.Series(["4", "6", None], dtype=object),
+                      "flags": pd.Series([True, False, None], dtype=object),
+                      "mixed": pd.Series([1, "s", None], dtype=object)})
+    plain = plain_columns(X)
+    assert plain["numbers"].dtype == np.float64 and plain["numbers"].isna().tolist() == [False, True, False]
+    assert (plain.dtypes.iloc[1:] == object).all() and X["numbers"].dtype == object  # the caller's frame is kept
+    numeric = pd.DataFrame({"a": [1.0]})
+    assert plain_columns(numeric) is numeric
