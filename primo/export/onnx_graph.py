@@ -20,6 +20,10 @@ threshold ``t`` becomes ``float32_threshold(t)``, the float64 test equal to scik
 kept (skl2onnx ignores it). A regressor's leaves hold its float64 values; a classifier's hold the
 leaf number, which picks float64 probabilities and the label (skl2onnx returns float32 outputs).
 
+Files use the oldest format and opsets their operators allow (:data:`OPSET`, IR version from the opsets),
+so older runtimes load them: a PrAM needs onnxruntime 1.16, a PrDT 1.21 (:data:`MIN_ONNXRUNTIME`, also
+in each file's ``primo.min_onnxruntime`` metadata property).
+
 Graph input ``X``: float64 ``[N, n_features]`` (see :mod:`primo.export.tables` for missing values and
 categories). Text categories are passed as codes; the model's metadata property
 ``primo.vocabularies`` holds ``{feature name: [category of code 0, 1, ...]}`` as JSON and
@@ -42,11 +46,17 @@ from primo.export.codegen import float32_threshold, json_literal
 from primo.export.tables import (AdditiveTables, Binning, TreeTables, fold_main_terms, model_tables,
                                  share_binnings)
 
-OPSET = 21
+#: The lowest default-domain opset with every operator as used here (``Shape`` with ``start``/``end``: 15),
+#: so that the runtimes systems embed, often older than ours, load the file.
+OPSET = 15
 # PrAM: TreeEnsembleRegressor (opset 3), whose leaves may feed several targets (float32 output).
 # PrDT: TreeEnsemble (opset 5), whose float64 leaf weights are the model's outputs themselves.
 ML_OPSET = {"additive": 3, "tree": 5}
-IR_VERSION = 10  # what onnxruntime ≥ 1.20 reads
+#: The oldest onnxruntime that loads each export and gives the same outputs, found by running exports in
+#: its releases (2026-11-30): a PrAM (IR version 8, ai.onnx.ml opset 3) needs 1.16, as 1.15 refuses a tree
+#: leaf that feeds no target; a PrDT's ``TreeEnsemble`` (ai.onnx.ml opset 5) arrived in 1.21. Each file
+#: says its own in the ``primo.min_onnxruntime`` metadata property.
+MIN_ONNXRUNTIME = {"additive": "1.16", "tree": "1.21"}
 #: PrAM score indices travel as float32 (the operator's output), exact up to 2^24.
 MAX_SCORE_ENTRIES = 2 ** 24
 
@@ -139,19 +149,22 @@ def to_onnx(model, *, name: str = "primo_model") -> onnx.ModelProto:
         _tree_graph(tables, graph)
     else:
         _additive_graph(tables, graph)
+    family = "tree" if isinstance(tables, TreeTables) else "additive"
+    opsets = [helper.make_opsetid("", OPSET), helper.make_opsetid("ai.onnx.ml", ML_OPSET[family])]
     onnx_model = helper.make_model(
         helper.make_graph(graph.nodes, name, [graph.input], graph.outputs, graph.initializers),
-        ir_version=IR_VERSION,
-        opset_imports=[helper.make_opsetid("", OPSET),
-                       helper.make_opsetid("ai.onnx.ml", ML_OPSET["tree" if isinstance(tables, TreeTables) else "additive"])],
+        ir_version=helper.find_min_ir_version_for(opsets),  # the oldest file format these opsets allow
+        opset_imports=opsets,
         producer_name="primo",
         doc_string=f"{type(model).__name__} exported by primo.export.to_onnx",
     )
+    properties = {"primo.min_onnxruntime": MIN_ONNXRUNTIME[family]}
     if tables.vocabularies:
-        helper.set_model_props(onnx_model, {
+        properties.update({
             "primo.vocabularies": json_literal({tables.feature_names[j]: v for j, v in tables.vocabularies.items()}),
             "primo.unseen_category": "NaN" if isinstance(tables, TreeTables) else "-1",
         })
+    helper.set_model_props(onnx_model, properties)
     onnx.checker.check_model(onnx_model)
     return onnx_model
 

@@ -97,3 +97,24 @@ def test_errors_name_the_problem(models, tmp_path):
     two_outputs = DecisionTreeRegressor(max_depth=2).fit(np.arange(20.0).reshape(10, 2), np.ones((10, 2)))
     with pytest.raises(ValueError, match="2 outputs"):
         to_c(two_outputs)
+
+
+def test_onnx_files_declare_the_oldest_format_their_operators_allow(tmp_path):
+    """Older onnxruntime releases (as systems embed them) load a file whose IR version and opsets are
+    the lowest its operators need; the checker rejects an operator newer than the declared opset."""
+    from primo.export.onnx_graph import MIN_ONNXRUNTIME, OPSET
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = X[:, 0] + X[:, 1] * X[:, 2]
+    models = {"tree": primo.PrDTRegressor(max_depth=3).fit(X, y),
+              "additive": primo.PrAMClassifier(outer_bags=1, max_rounds=100, n_jobs=1).fit(X, y > 0)}
+    for family, model in models.items():
+        proto = to_onnx(model)
+        opsets = {o.domain: o.version for o in proto.opset_import}
+        assert opsets[""] == OPSET == 15
+        assert proto.ir_version == onnx.helper.find_min_ir_version_for(list(proto.opset_import))
+        assert proto.ir_version == (10 if family == "tree" else 8)  # ai.onnx.ml opset 5 needs IR 10
+        properties = {p.key: p.value for p in proto.metadata_props}
+        assert properties["primo.min_onnxruntime"] == MIN_ONNXRUNTIME[family]
+        onnx.checker.check_model(proto, full_check=True)
