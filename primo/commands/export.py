@@ -29,6 +29,9 @@ def register(subparsers) -> None:
                              "largest smaller power of ten under which the scores cannot overflow)")
     parser.add_argument("--check-data", default=None,
                         help="integer mode: CSV/Parquet table with the model's features to count mismatches on")
+    parser.add_argument("--ml-opset", type=int, choices=[3, 5], default=None,
+                        help="ONNX only: ai.onnx.ml opset; a PrDT's default 5 runs in onnxruntime >= 1.21, 3 in >= 1.15 "
+                             "(one lookup more a row); a PrAM has 3")
     parser.add_argument("--verify", default=None, metavar="TABLE",
                         help="run the written file in its runtime on this CSV/Parquet table and compare every "
                              "prediction with the model's")
@@ -50,6 +53,8 @@ def run(args) -> int:
         raise ValueError("--integer, --scale, --score-scale and --check-data apply to --format c only")
     if integer_options and not args.integer:
         raise ValueError("--scale, --score-scale and --check-data need --integer")
+    if args.ml_opset is not None and fmt != "onnx":
+        raise ValueError("--ml-opset applies to --format onnx only")
     model = primo.load(args.model)
     name = (args.name or out.stem) if fmt in ("c", "onnx") else None
     integer = None
@@ -59,7 +64,10 @@ def run(args) -> int:
                            **({"score_scale": args.score_scale} if args.score_scale is not None else {}))
         path, integer = atomic_write_bytes(out, header.source.encode()), header.quantized
     else:
-        path = export_model(model, fmt, out, **({"name": name} if name else {}))
+        options = {"name": name} if name else {}
+        if args.ml_opset is not None:
+            options["ml_opset"] = args.ml_opset
+        path = export_model(model, fmt, out, **options)
     print(f"wrote {path} ({fmt}{', integer mode' if args.integer else ''}, {path.stat().st_size} bytes)")
     if args.integer and header.report is not None:
         print(f"integer mode, scales {header.report.feature_scales}: {header.report.summary()}")

@@ -42,6 +42,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from primo.errors import InputError
 from primo.export.codegen import float32_threshold, json_literal
 from primo.export.tables import (AdditiveTables, Binning, TreeTables, fold_main_terms, model_tables,
                                  share_binnings)
@@ -51,12 +52,15 @@ from primo.export.tables import (AdditiveTables, Binning, TreeTables, fold_main_
 OPSET = 15
 # PrAM: TreeEnsembleRegressor (opset 3), whose leaves may feed several targets (float32 output).
 # PrDT: TreeEnsemble (opset 5), whose float64 leaf weights are the model's outputs themselves.
-ML_OPSET = {"additive": 3, "tree": 5}
+# A PrDT also as ``to_onnx(tree, ml_opset=3)``: a TreeEnsembleRegressor giving the leaf number, which
+# picks the float64 value (older runtimes; one lookup more a row).
+ML_OPSETS = {"additive": (3,), "tree": (5, 3)}
 #: The oldest onnxruntime that loads each export and gives the same outputs, found by running exports in
-#: its releases (2026-11-30): a PrAM (IR version 8, ai.onnx.ml opset 3) needs 1.16, as 1.15 refuses a tree
-#: leaf that feeds no target; a PrDT's ``TreeEnsemble`` (ai.onnx.ml opset 5) arrived in 1.21. Each file
-#: says its own in the ``primo.min_onnxruntime`` metadata property.
-MIN_ONNXRUNTIME = {"additive": "1.16", "tree": "1.21"}
+#: its releases (2026-11-30), by (family, ai.onnx.ml opset): a PrAM (IR version 8) needs 1.16, as 1.15
+#: refuses a tree leaf that feeds no target; a PrDT's ``TreeEnsemble`` (opset 5) arrived in 1.21, its
+#: opset-3 graph runs in 1.15 (the oldest release for this Python). Each file says its own in the
+#: ``primo.min_onnxruntime`` metadata property.
+MIN_ONNXRUNTIME = {("additive", 3): "1.16", ("tree", 5): "1.21", ("tree", 3): "1.15"}
 #: PrAM score indices travel as float32 (the operator's output), exact up to 2^24.
 MAX_SCORE_ENTRIES = 2 ** 24
 
@@ -136,21 +140,29 @@ class _Ensemble:
         )
 
 
-def to_onnx(model, *, name: str = "primo_model") -> onnx.ModelProto:
+def to_onnx(model, *, name: str = "primo_model", ml_opset: int | None = None) -> onnx.ModelProto:
     """ONNX model of a fitted PrDT or PrAM (or its tables), checked with ``onnx.checker``.
+
+    ``ml_opset``: the ai.onnx.ml opset, which decides the oldest onnxruntime that runs the file
+    (:data:`MIN_ONNXRUNTIME`): a PrDT's default 5 needs 1.21, 3 runs in 1.15 at one lookup more a row; a
+    PrAM has 3 only.
 
     Example
     -------
     >>> onnx.save(to_onnx(model), "model.onnx")  # doctest: +SKIP
     """
     tables = model if isinstance(model, (TreeTables, AdditiveTables)) else model_tables(model)
+    family = "tree" if isinstance(tables, TreeTables) else "additive"
+    ml_opset = ML_OPSETS[family][0] if ml_opset is None else ml_opset
+    if ml_opset not in ML_OPSETS[family]:
+        raise InputError(f"a {'PrDT' if family == 'tree' else 'PrAM'} exports to ONNX with ai.onnx.ml opset "
+                         f"{' or '.join(map(str, ML_OPSETS[family]))}, not {ml_opset!r}", argument="ml_opset")
     graph = _Graph(tables.n_features)
-    if isinstance(tables, TreeTables):
-        _tree_graph(tables, graph)
+    if family == "tree":
+        _tree_graph(tables, graph, ml_opset)
     else:
         _additive_graph(tables, graph)
-    family = "tree" if isinstance(tables, TreeTables) else "additive"
-    opsets = [helper.make_opsetid("", OPSET), helper.make_opsetid("ai.onnx.ml", ML_OPSET[family])]
+    opsets = [helper.make_opsetid("", OPSET), helper.make_opsetid("ai.onnx.ml", ml_opset)]
     onnx_model = helper.make_model(
         helper.make_graph(graph.nodes, name, [graph.input], graph.outputs, graph.initializers),
         ir_version=helper.find_min_ir_version_for(opsets),  # the oldest file format these opsets allow
@@ -158,7 +170,7 @@ def to_onnx(model, *, name: str = "primo_model") -> onnx.ModelProto:
         producer_name="primo",
         doc_string=f"{type(model).__name__} exported by primo.export.to_onnx",
     )
-    properties = {"primo.min_onnxruntime": MIN_ONNXRUNTIME[family]}
+    properties = {"primo.min_onnxruntime": MIN_ONNXRUNTIME[family, ml_opset]}
     if tables.vocabularies:
         properties.update({
             "primo.vocabularies": json_literal({tables.feature_names[j]: v for j, v in tables.vocabularies.items()}),
@@ -221,14 +233,48 @@ class _Graph:
         self.output("label", elem_type, [None])
 
 
-def _tree_graph(t: TreeTables, graph: _Graph) -> None:
-    """The tree as a ``TreeEnsemble`` (float64 leaf weights): a regressor's leaves hold its values, so
-    nothing follows the tree; a classifier's hold the leaf number, which picks the float64
-    probabilities and the label (one tree copy per class measured 2× slower than these two lookups).
+def _tree_graph(t: TreeTables, graph: _Graph, ml_opset: int) -> None:
+    """The tree as a ``TreeEnsemble`` (ai.onnx.ml opset 5, float64 leaf weights): a regressor's leaves
+    hold its values, so nothing follows the tree; a classifier's hold the leaf number, which picks the
+    float64 probabilities and the label (one tree copy per class measured 2× slower than these two
+    lookups). With opset 3, a ``TreeEnsembleRegressor`` (float32 output) gives every leaf number, so a
+    regressor's value is looked up too.
 
     Thresholds are ``float32_threshold(t)``: the float64 test equal to scikit-learn's
     ``float32(x) <= t``, so the float64 input needs no rounding.
     """
+    n_leaves = len(t.leaf_values)
+    if ml_opset == 3:
+        if n_leaves > MAX_SCORE_ENTRIES:
+            raise ValueError(f"the PrDT has {n_leaves} leaves; ONNX export with ml_opset=3 numbers up to "
+                             f"{MAX_SCORE_ENTRIES} exactly in float32")
+        ensemble = _Ensemble(float64_splits=True)
+        ensemble.add_tree(_nested_tree(t))
+        graph.nodes.append(ensemble.make_node("X", "tree_output", 1))
+    else:
+        graph.nodes.append(_tree_ensemble_node(t))
+    leaf_numbers = t.is_classifier or ml_opset == 3
+    output = graph.flatten("tree_output", "leaf_double" if leaf_numbers else "prediction")
+    if not t.is_classifier:
+        if leaf_numbers:
+            leaf = graph.op("Cast", [output], "leaf", to=TensorProto.INT64)
+            graph.op("GatherElements", [graph.constant("leaf_value", t.leaf_values[:, 0].copy()), leaf], "prediction",
+                     axis=0)
+        graph.output("prediction", TensorProto.DOUBLE, [None])
+        return
+    leaf = graph.op("Cast", [output], "leaf", to=TensorProto.INT64)
+    n_classes = len(t.classes)
+    column = graph.constant("column", np.array([-1, 1]))
+    columns = [graph.op("Reshape", [proba, column], f"{proba}_2d")
+               for proba in graph.column_lookups(t.leaf_values, leaf, "leaf_proba")]
+    graph.op("Concat", columns, "probabilities", axis=1)
+    graph.output("probabilities", TensorProto.DOUBLE, [None, n_classes])
+    graph.classify(leaf, t, labels=np.asarray(t.classes)[t.leaf_labels])  # each leaf's label
+
+
+def _tree_ensemble_node(t: TreeTables) -> onnx.NodeProto:
+    """One ``TreeEnsemble`` (opset 5) of the tree, output ``tree_output``: a regressor's leaves weigh
+    their values, a classifier's their leaf numbers."""
     internal = np.flatnonzero(t.left != -1)
     n_leaves = len(t.leaf_values)
     position = np.empty(len(t.left), dtype=np.int64)
@@ -243,7 +289,7 @@ def _tree_graph(t: TreeTables, graph: _Graph) -> None:
         true_leaf = (t.left[t.left[internal]] == -1).astype(int).tolist()
         false_leaf = (t.left[t.right[internal]] == -1).astype(int).tolist()
     weights = np.arange(n_leaves, dtype=np.float64) if t.is_classifier else t.leaf_values[:, 0]
-    graph.nodes.append(helper.make_node(
+    return helper.make_node(
         "TreeEnsemble", ["X"], ["tree_output"], domain="ai.onnx.ml",
         aggregate_function=1, post_transform=0, n_targets=1, tree_roots=[0],  # SUM, NONE
         nodes_featureids=features, nodes_splits=numpy_helper.from_array(np.asarray(splits, dtype=np.float64)),
@@ -251,19 +297,28 @@ def _tree_graph(t: TreeTables, graph: _Graph) -> None:
         nodes_truenodeids=true_ids, nodes_trueleafs=true_leaf, nodes_falsenodeids=false_ids, nodes_falseleafs=false_leaf,
         nodes_missing_value_tracks_true=missing,
         leaf_targetids=[0] * n_leaves, leaf_weights=numpy_helper.from_array(weights),
-    ))
-    output = graph.flatten("tree_output", "leaf_double" if t.is_classifier else "prediction")
-    if not t.is_classifier:
-        graph.output("prediction", TensorProto.DOUBLE, [None])
-        return
-    leaf = graph.op("Cast", [output], "leaf", to=TensorProto.INT64)
-    n_classes = len(t.classes)
-    column = graph.constant("column", np.array([-1, 1]))
-    columns = [graph.op("Reshape", [proba, column], f"{proba}_2d")
-               for proba in graph.column_lookups(t.leaf_values, leaf, "leaf_proba")]
-    graph.op("Concat", columns, "probabilities", axis=1)
-    graph.output("probabilities", TensorProto.DOUBLE, [None, n_classes])
-    graph.classify(leaf, t, labels=np.asarray(t.classes)[t.leaf_labels])  # each leaf's label
+    )
+
+
+def _nested_tree(t: TreeTables) -> tuple:
+    """The tree as :class:`_Ensemble` tuples whose leaves weigh their leaf number (leaves counted in node
+    order, as :func:`_tree_ensemble_node` counts them); built bottom-up without recursion (unpruned trees
+    can be deeper than Python's recursion limit)."""
+    leaf_number = np.cumsum(t.left == -1) - 1
+    order, stack = [], [0]
+    while stack:  # pre-order, so that every child comes after its parent
+        node = stack.pop()
+        order.append(node)
+        if t.left[node] != -1:
+            stack += [int(t.left[node]), int(t.right[node])]
+    built = {}
+    for node in reversed(order):
+        if t.left[node] == -1:
+            built[node] = _Ensemble.leaf({0: float(leaf_number[node])})
+        else:
+            built[node] = _Ensemble.node(t.feature[node], float32_threshold(t.threshold[node]), built.pop(int(t.left[node])),
+                                         built.pop(int(t.right[node])), missing_true=bool(t.missing_left[node]))
+    return built[0]
 
 
 def _additive_graph(t: AdditiveTables, graph: _Graph) -> None:

@@ -99,22 +99,39 @@ def test_errors_name_the_problem(models, tmp_path):
         to_c(two_outputs)
 
 
-def test_onnx_files_declare_the_oldest_format_their_operators_allow(tmp_path):
+def test_onnx_files_declare_the_oldest_format_their_operators_allow(tmp_path, capsys):
     """Older onnxruntime releases (as systems embed them) load a file whose IR version and opsets are
-    the lowest its operators need; the checker rejects an operator newer than the declared opset."""
+    the lowest its operators need; the checker rejects an operator newer than the declared opset. A PrDT
+    also exports with ai.onnx.ml opset 3 (onnxruntime >= 1.15), also from the command line."""
     from primo.export.onnx_graph import MIN_ONNXRUNTIME, OPSET
+    from primo.export.runtimes import onnx_outputs
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 3))
-    y = X[:, 0] + X[:, 1] * X[:, 2]
-    models = {"tree": primo.PrDTRegressor(max_depth=3).fit(X, y),
-              "additive": primo.PrAMClassifier(outer_bags=1, max_rounds=100, n_jobs=1).fit(X, y > 0)}
-    for family, model in models.items():
-        proto = to_onnx(model)
+    X[::9, 1] = np.nan
+    y = np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) * X[:, 2]
+    tree = primo.PrDTRegressor(max_depth=3).fit(X, y)
+    models = {("tree", 5): tree, ("tree", 3): tree, ("additive", 3): primo.PrAMClassifier(
+        outer_bags=1, max_rounds=100, n_jobs=1).fit(X, y > 0)}
+    for (family, ml_opset), model in models.items():
+        proto = to_onnx(model, ml_opset=ml_opset)
         opsets = {o.domain: o.version for o in proto.opset_import}
-        assert opsets[""] == OPSET == 15
+        assert opsets[""] == OPSET == 15 and opsets["ai.onnx.ml"] == ml_opset
         assert proto.ir_version == onnx.helper.find_min_ir_version_for(list(proto.opset_import))
-        assert proto.ir_version == (10 if family == "tree" else 8)  # ai.onnx.ml opset 5 needs IR 10
+        assert proto.ir_version == (10 if ml_opset == 5 else 8)  # ai.onnx.ml opset 5 needs IR 10
         properties = {p.key: p.value for p in proto.metadata_props}
-        assert properties["primo.min_onnxruntime"] == MIN_ONNXRUNTIME[family]
+        assert properties["primo.min_onnxruntime"] == MIN_ONNXRUNTIME[family, ml_opset]
         onnx.checker.check_model(proto, full_check=True)
+    assert np.array_equal(onnx_outputs(to_onnx(tree, ml_opset=3), X)["prediction"], tree.predict(X))
+    stump = primo.PrDTRegressor(max_depth=1, min_samples_leaf=200).fit(X, y)  # a single leaf
+    assert np.array_equal(onnx_outputs(to_onnx(stump, ml_opset=3), X)["prediction"], stump.predict(X))
+    with pytest.raises(primo.errors.InputError, match="ai.onnx.ml opset 3, not 5") as error:
+        to_onnx(models["additive", 3], ml_opset=5)
+    assert error.value.argument == "ml_opset"
+    tree.save(tmp_path / "t.primo")
+    np.savetxt(tmp_path / "rows.csv", X, delimiter=",", header="x0,x1,x2", comments="")
+    assert main(["export", str(tmp_path / "t.primo"), "--out", str(tmp_path / "t.onnx"), "--ml-opset", "3",
+                 "--verify", str(tmp_path / "rows.csv")]) == 0
+    assert {o.domain: o.version for o in onnx.load(tmp_path / "t.onnx").opset_import}["ai.onnx.ml"] == 3
+    assert main(["export", str(tmp_path / "t.primo"), "--out", str(tmp_path / "t.h"), "--ml-opset", "3"]) == 2
+    assert "--ml-opset applies to --format onnx only" in capsys.readouterr().err
