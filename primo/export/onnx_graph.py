@@ -21,8 +21,8 @@ kept (skl2onnx ignores it). A regressor's leaves hold its float64 values; a clas
 leaf number, which picks float64 probabilities and the label (skl2onnx returns float32 outputs).
 
 Files use the oldest format and opsets their operators allow (:data:`OPSET`, IR version from the opsets),
-so older runtimes load them: a PrAM needs onnxruntime 1.16, a PrDT 1.21 (:data:`MIN_ONNXRUNTIME`, also
-in each file's ``primo.min_onnxruntime`` metadata property).
+so older runtimes load them: a PrAM needs onnxruntime 1.15, a PrDT 1.21, or 1.15 with ``ml_opset=3``
+(:data:`MIN_ONNXRUNTIME`, also in each file's ``primo.min_onnxruntime`` metadata property).
 
 Graph input ``X``: float64 ``[N, n_features]`` (see :mod:`primo.export.tables` for missing values and
 categories). Text categories are passed as codes; the model's metadata property
@@ -56,11 +56,10 @@ OPSET = 15
 # picks the float64 value (older runtimes; one lookup more a row).
 ML_OPSETS = {"additive": (3,), "tree": (5, 3)}
 #: The oldest onnxruntime that loads each export and gives the same outputs, found by running exports in
-#: its releases (2026-11-30), by (family, ai.onnx.ml opset): a PrAM (IR version 8) needs 1.16, as 1.15
-#: refuses a tree leaf that feeds no target; a PrDT's ``TreeEnsemble`` (opset 5) arrived in 1.21, its
-#: opset-3 graph runs in 1.15 (the oldest release for this Python). Each file says its own in the
-#: ``primo.min_onnxruntime`` metadata property.
-MIN_ONNXRUNTIME = {("additive", 3): "1.16", ("tree", 5): "1.21", ("tree", 3): "1.15"}
+#: its releases (2026-11-30), by (family, ai.onnx.ml opset): a PrAM (IR version 8) and a PrDT's opset-3
+#: graph run in 1.15, the oldest release for this Python; a PrDT's ``TreeEnsemble`` (opset 5) arrived in
+#: 1.21. Each file says its own in the ``primo.min_onnxruntime`` metadata property.
+MIN_ONNXRUNTIME = {("additive", 3): "1.15", ("tree", 5): "1.21", ("tree", 3): "1.15"}
 #: PrAM score indices travel as float32 (the operator's output), exact up to 2^24.
 MAX_SCORE_ENTRIES = 2 ** 24
 
@@ -374,7 +373,8 @@ def _term_scores(t: AdditiveTables, graph: _Graph) -> str:
             for b, level_bins in shared.level_bins.items():
                 for i, stride in readers.get(b, []):
                     weights[i] = weights.get(i, 0.0) + float(level_bins[shared_bin]) * stride
-            return ensemble.leaf({i: w for i, w in weights.items() if w != 0.0})
+            # A leaf that adds nothing still names a target: onnxruntime 1.15 refuses a leaf with none.
+            return ensemble.leaf({i: w for i, w in weights.items() if w != 0.0} or {0: 0.0})
 
         ensemble.add_tree(_lookup_tree(ensemble, shared.binning, leaf))
     n_terms = len(terms)
