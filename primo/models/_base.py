@@ -266,11 +266,12 @@ def check_target(model, y, n_rows: int, *, classifier: bool, multi_output: bool)
 
 def check_training_input(model, X, y, sample_weight=None, *, classifier: bool, multi_output: bool,
                          accept_sparse: bool, text_in_arrays: bool):
-    """Check what ``fit`` was given, naming the argument and column at fault; nothing is changed.
+    """Check what ``fit`` was given, naming the argument and column at fault; the caller's data is not changed.
 
     Returns ``X`` itself, except that a DataFrame's column names become text (how predictions match
-    them) and its Arrow-backed and ``Decimal`` columns NumPy-backed ones (:func:`~primo.models.encoding.plain_columns`). ``accept_sparse``: the family fits sparse matrices; ``text_in_arrays``: an object array
-    may hold text (categories) rather than numbers only.
+    them) and its Arrow-backed columns and ``object`` columns of numbers NumPy-backed ones
+    (:func:`~primo.models.encoding.plain_columns`). ``accept_sparse``: the family fits sparse matrices;
+    ``text_in_arrays``: an object array may hold text (categories) rather than numbers only.
 
     Example
     -------
@@ -331,8 +332,9 @@ def check_prediction_input(model, X, *, numeric_frames_as_arrays: bool = False):
     """Check X against what the model was fit on, naming the problem when it does not match.
 
     DataFrame columns are matched by name (as text), in any order: the result has the model's column
-    order; a missing, unknown or duplicated column is a :class:`~primo.errors.ColumnMismatchError`.
-    Other input is returned as it was given. NaN is a missing value; dates, text in a column the model
+    order, with Arrow-backed columns and ``object`` columns of numbers NumPy-backed
+    (:func:`~primo.models.encoding.plain_columns`); a missing, unknown or duplicated column is a
+    :class:`~primo.errors.ColumnMismatchError`. Other input is returned as it was given. NaN is a missing value; dates, text in a column the model
     reads as numbers, and infinity for a family that cannot read it (PrDT) are errors naming the column.
 
     ``numeric_frames_as_arrays``: a DataFrame that is already in the model's column order with only
