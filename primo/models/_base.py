@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import infer_dtype
 
 from primo.errors import ColumnMismatchError, InputError, InputTypeError
 from primo.models.encoding import (CATEGORICAL, NUMERIC, check_no_dates_as_text, dtype_kind, numeric_values,
@@ -159,11 +160,29 @@ def _infinity_error(name: str, values: np.ndarray) -> InputError:
         "finite float32 numbers", argument="X", column=name)
 
 
+def _check_cells_are_values(X: pd.DataFrame, kinds) -> None:
+    """A list, dict, tuple, set or array in a cell of an ``object`` column, named with its column and row
+    (hashing it as a category would fail without saying where)."""
+    for j, kind in enumerate(kinds):
+        column = X.iloc[:, j]
+        # infer_dtype reads the column in C; only a column of mixed types is read again in Python.
+        if kind != CATEGORICAL or column.dtype != object or infer_dtype(column, skipna=True) != "mixed":
+            continue
+        row = next((i for i, value in enumerate(column) if not pd.api.types.is_scalar(value)), None)
+        if row is not None:
+            value = column.iloc[row]
+            raise InputTypeError(
+                f"column {str(X.columns[j])!r} holds a {type(value).__name__} at row {row} ({repr(value)[:60]}); a cell "
+                "must hold a number, a text, a boolean or nothing", argument="X", column=str(X.columns[j]))
+
+
 def _check_frame_values(X: pd.DataFrame, read_as_numbers, allow_infinity: bool) -> None:
-    """Dates, infinity (unless allowed) and text where the model reads numbers, each named by column."""
+    """Dates, containers in cells, infinity (unless allowed) and text where the model reads numbers, each
+    named by column."""
     # Kinds come from the dtypes and float columns are read as one block: this runs on every predict.
     dtypes = list(X.dtypes)
     kinds = [dtype_kind(dtype, name) for name, dtype in zip(X.columns, dtypes)]
+    _check_cells_are_values(X, kinds)
     if not allow_infinity:
         floats = [j for j, dtype in enumerate(dtypes) if kinds[j] == NUMERIC and dtype.kind == "f"]
         if floats:

@@ -91,6 +91,11 @@ def _is_number(value) -> bool:
     return isinstance(value, (Decimal, numbers.Real)) and not isinstance(value, (bool, np.bool_))
 
 
+def _is_missing(value) -> bool:
+    """None, NA or a float NaN (pd.isna would answer a list in a cell element by element)."""
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
+
+
 def plain_columns(X: pd.DataFrame) -> pd.DataFrame:
     """``X`` with its Arrow-backed columns and its ``object`` columns of numbers as NumPy-backed ones (``X``
     itself when it has none).
@@ -123,9 +128,9 @@ def plain_columns(X: pd.DataFrame) -> pd.DataFrame:
                 plain[j] = column.astype("str")
             elif pa.types.is_dictionary(kind):
                 plain[j] = column.astype(object)
-        elif dtype == object:
-            values = column.dropna()
-            if len(values) and _is_number(values.iloc[0]) and all(_is_number(v) for v in values):
+        elif dtype == object and _is_number(next((v for v in column if not _is_missing(v)), None)):
+            # The first present value decides cheaply for text columns, the common case on every predict.
+            if all(_is_number(v) for v in column.dropna()):
                 try:
                     plain[j] = column.to_numpy(dtype=np.float64, na_value=np.nan)
                 except OverflowError:  # an integer beyond float64: left as it was
