@@ -1,8 +1,11 @@
 """Reading and writing tables (delimited text or Parquet, chosen by file suffix) for the CLI."""
 from __future__ import annotations
 
+import bz2
 import csv
+import gzip
 import io
+import lzma
 import re
 import warnings
 from pathlib import Path
@@ -14,13 +17,17 @@ from primo.io import atomic_write_bytes
 #: Separators a text table may use; the one in use is sniffed from its first lines (Excel writes ';' in
 #: locales whose decimal mark is a comma).
 SEPARATORS = ",;\t|"
+#: Suffixes of the text tables Primo reads, and the compressions it reads them in (``trace.csv.gz``).
+TEXT_SUFFIXES = (".csv", ".tsv", ".txt")
+COMPRESSIONS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 #: Bytes of a text table read to sniff its separator and header.
 SNIFF_BYTES = 1 << 16
 _DECIMAL_COMMA = re.compile(r"[+-]?(\d+(,\d*)?|,\d+)([eE][+-]?\d+)?")  # 1,5  -0,25  ,5  9,5e-05
 
 
 def read_table(path) -> pd.DataFrame:
-    """Read a delimited text (.csv, .tsv, .txt) or Parquet file, with errors that name the file and the problem.
+    """Read a delimited text (.csv, .tsv, .txt, also compressed: .csv.gz, .csv.bz2, .csv.xz) or Parquet file,
+    with errors that name the file and the problem.
 
     Text is UTF-8 (a byte-order mark is skipped); its separator is sniffed among ``SEPARATORS``; a header
     naming a column twice is refused (pandas would rename the second ``a`` to ``a.1`` without a word,
@@ -31,19 +38,23 @@ def read_table(path) -> pd.DataFrame:
     if not path.is_file():
         raise FileNotFoundError(f"no data file at {path}")
     suffix = path.suffix.lower()
-    if suffix not in (".csv", ".tsv", ".txt", ".parquet", ".pq"):
-        raise ValueError(f"{path}: unsupported data format {path.suffix!r} (use .csv, .tsv, .txt or .parquet)")
+    compressed = suffix in COMPRESSIONS
+    kind = Path(path.stem).suffix.lower() if compressed else suffix
+    if kind not in TEXT_SUFFIXES + (() if compressed else (".parquet", ".pq")):
+        raise ValueError(f"{path}: unsupported data format {''.join(path.suffixes[-2:] if compressed else [path.suffix])!r} "
+                         "(use .csv, .tsv, .txt, one of them compressed as .gz, .bz2 or .xz, or .parquet)")
     try:
-        table = pd.read_parquet(path) if suffix in (".parquet", ".pq") else _read_text(path)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, OSError, ValueError) as exc:
+        table = pd.read_parquet(path) if kind in (".parquet", ".pq") else _read_text(path, kind)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, OSError, ValueError, EOFError, lzma.LZMAError) as exc:
         raise ValueError(f"{path}: cannot read table: {exc}") from None
     if table.empty:
         raise ValueError(f"{path}: the table has no rows")
     return table
 
 
-def _read_text(path: Path) -> pd.DataFrame:
-    with open(path, "rb") as file:
+def _read_text(path: Path, kind: str) -> pd.DataFrame:
+    """A text table of suffix ``kind`` (before a compression suffix, which pandas reads too)."""
+    with COMPRESSIONS.get(path.suffix.lower(), open)(path, "rb") as file:
         head = file.read(SNIFF_BYTES)
     try:
         text = head.decode("utf-8-sig")
@@ -57,7 +68,7 @@ def _read_text(path: Path) -> pd.DataFrame:
         separator = csv.Sniffer().sniff(sample.rsplit("\n", 1)[0] if "\n" in sample else sample,
                                         delimiters=SEPARATORS).delimiter
     except csv.Error:  # one column, or no line to compare
-        separator = "\t" if path.suffix.lower() == ".tsv" else ","
+        separator = "\t" if kind == ".tsv" else ","
     header = next(csv.reader(io.StringIO(text), delimiter=separator), [])
     duplicates = sorted({name for name in header if header.count(name) > 1})
     if duplicates:

@@ -162,21 +162,31 @@ def test_warning_source_names_the_installed_library():
 
 
 def test_text_tables_as_spreadsheets_write_them(clara_csv, tmp_path, capsys):
-    """';' with decimal commas (Excel in many locales), tabs, and the errors for a repeated header name or
-    text that is not UTF-8: the same model from every spelling of the same table."""
+    """';' with decimal commas (Excel in many locales), tabs, each also compressed (.gz, .xz, .bz2, as traces
+    ship), and the errors for a repeated header name, text that is not UTF-8, a cut archive or an unknown
+    format: the same model from every spelling of the same table."""
     train, _ = clara_csv
     table = pd.read_csv(train)
-    spellings = {"comma.csv": dict(), "excel.csv": dict(sep=";", decimal=","), "tabs.tsv": dict(sep="\t")}
+    spellings = {"comma.csv": dict(), "excel.csv": dict(sep=";", decimal=","), "tabs.tsv": dict(sep="\t"),
+                 "trace.csv.gz": dict(), "excel.csv.xz": dict(sep=";", decimal=","), "tabs.tsv.bz2": dict(sep="\t")}
     predictions = {}
     for name, options in spellings.items():
         table.to_csv(tmp_path / name, index=False, **options)
         assert main(["fit", str(tmp_path / name), "--target", "cores", "--model", "prdt",
                      "--out", str(tmp_path / f"{name}.primo")]) == 0
         err = capsys.readouterr().err
-        assert ("as numbers written with a decimal comma" in err) == (name == "excel.csv")
+        assert ("as numbers written with a decimal comma" in err) == name.startswith("excel.csv")
         predictions[name] = primo.load(tmp_path / f"{name}.primo").predict(table.drop(columns="cores"))
-    np.testing.assert_array_equal(predictions["excel.csv"], predictions["comma.csv"])
-    np.testing.assert_array_equal(predictions["tabs.tsv"], predictions["comma.csv"])
+    for name in spellings:
+        np.testing.assert_array_equal(predictions[name], predictions["comma.csv"])
+    assert (tmp_path / "trace.csv.gz").read_bytes()[:2] == b"\x1f\x8b"  # written compressed, read compressed
+
+    (tmp_path / "cut.csv.gz").write_bytes((tmp_path / "trace.csv.gz").read_bytes()[:200])
+    assert main(["fit", str(tmp_path / "cut.csv.gz"), "--target", "cores", "--out", str(tmp_path / "m.primo")]) == 2
+    assert "cut.csv.gz: cannot read table" in capsys.readouterr().err
+    (tmp_path / "data.json.gz").write_bytes(b"")
+    assert main(["fit", str(tmp_path / "data.json.gz"), "--target", "cores", "--out", str(tmp_path / "m.primo")]) == 2
+    assert "unsupported data format '.json.gz'" in capsys.readouterr().err
 
     (tmp_path / "twice.csv").write_text("load,load,cores\n1,2,3\n4,5,6\n")
     assert main(["fit", str(tmp_path / "twice.csv"), "--target", "cores", "--out", str(tmp_path / "m.primo")]) == 2
