@@ -362,8 +362,14 @@ def run(data_dir=None, out="reports/scheduler", settings: Settings = FULL, *, jo
         results["last_run"] = run_summary(previous)
     elif "last_run" in previous:
         results["last_run"] = previous["last_run"]
-    throughput_model, packing_model = _model_parts(data_dir, out, settings, results, parts)
     paths = [Path(p) for p in jobs] if jobs else find_job_logs(data_dir)
+    if {"workload", "policies"} & parts and jobs:
+        for path in paths:  # a log that is not one fails now, before the model parts' minutes
+            if format is None:
+                detect_format(path)
+            elif not path.is_file():
+                raise FileNotFoundError(f"no job log at {path}")
+    throughput_model, packing_model = _model_parts(data_dir, out, settings, results, parts)
     if {"workload", "policies"} & parts:
         results["workload_study"], results["policy_study"] = [], []  # both are recomputed per log
         for i, path in enumerate(paths):

@@ -27,6 +27,21 @@ def test_quick_casestudy_writes_everything(data_dir, tmp_path):
         assert load(tmp_path / "models" / f"{name}.primo").complexity_ > 0
 
 
+def test_a_log_that_is_not_one_fails_before_the_model_parts(data_dir, tmp_path, monkeypatch):
+    """A file given as --jobs that is no job log (or absent) is named at once, not after the throughput
+    and packing models have trained for minutes."""
+    (tmp_path / "notes.swf").write_text("; a comment\nnot a job line\n")
+
+    def trained(*args, **kwargs):
+        raise AssertionError("the model parts ran before the job logs were checked")
+
+    monkeypatch.setattr(casestudy, "_model_parts", trained)
+    with pytest.raises(ValueError, match="notes.swf: not a job log Primo reads"):
+        casestudy.run(data_dir, tmp_path / "out", casestudy.QUICK, jobs=[tmp_path / "notes.swf"])
+    with pytest.raises(FileNotFoundError, match="no job log at"):
+        casestudy.run(data_dir, tmp_path / "out", casestudy.QUICK, jobs=[tmp_path / "absent.swf"], format="swf")
+
+
 def test_readme_renders_tables_and_extra_outputs(tmp_path):
     table = [{"model": "primo_pram", "mae": 3.5, "published_mae": 4.125, "fit_s": 1.0}]
     difference = {"mean": -0.2, "low": -0.3, "high": -0.1, "median": -0.2, "n": 50, "confidence": 0.95}
