@@ -80,7 +80,8 @@ def load_trace(path: str | os.PathLike, delimiter: str | None = None) -> Trace:
             time_s, mbps = (float(field) for field in fields)
         except ValueError:
             raise TraceFormatError(
-                f"{path}:{line_number}: expected two numbers separated by {delimiter!r}, got {line.rstrip()!r}"
+                f"{path}:{line_number}: expected two numbers (time s, Mbps) separated by "
+                f"{'whitespace' if delimiter is None else repr(delimiter)}, got {line.rstrip()!r}"
             ) from None
         times.append(time_s)
         bandwidths.append(mbps)
