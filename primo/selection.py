@@ -54,6 +54,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from primo.errors import InputError
 from primo.models._base import check_target
+from primo.models.encoding import frame_from_arrow
 from primo.models.latency import single_row_timings_us
 from primo.models.pram import PrAMClassifier, PrAMRegressor
 from primo.models.prdt import PrDTClassifier, PrDTRegressor
@@ -206,6 +207,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Search every family, keep the simplest model within noise of the best that meets the limits."""
+        X = frame_from_arrow(X)  # one conversion of a polars or pyarrow table for every family's search
         from primo.search.choice import smallest, within_noise
         from primo.search.searchers import TrialsFailedError
 

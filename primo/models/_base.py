@@ -15,8 +15,8 @@ import pandas as pd
 from pandas.api.types import infer_dtype
 
 from primo.errors import ColumnMismatchError, InputError, InputTypeError
-from primo.models.encoding import (CATEGORICAL, NUMERIC, check_no_dates_as_text, dtype_kind, numeric_values,
-                                   plain_columns)
+from primo.models.encoding import (CATEGORICAL, NUMERIC, check_no_dates_as_text, dtype_kind, frame_from_arrow,
+                                   numeric_values, plain_columns)
 
 
 def check_is_fitted(model) -> None:
@@ -287,7 +287,8 @@ def check_training_input(model, X, y, sample_weight=None, *, classifier: bool, m
                          accept_sparse: bool, text_in_arrays: bool):
     """Check what ``fit`` was given, naming the argument and column at fault; the caller's data is not changed.
 
-    Returns ``X`` itself, except that a DataFrame's column names become text (how predictions match
+    Returns ``X`` itself, except that an Arrow table (polars, pyarrow) becomes a DataFrame
+    (:func:`~primo.models.encoding.frame_from_arrow`), a DataFrame's column names become text (how predictions match
     them) and its Arrow-backed columns and ``object`` columns of numbers NumPy-backed ones
     (:func:`~primo.models.encoding.plain_columns`). ``accept_sparse``: the family fits sparse matrices;
     ``text_in_arrays``: an object array may hold text (categories) rather than numbers only.
@@ -302,6 +303,7 @@ def check_training_input(model, X, y, sample_weight=None, *, classifier: bool, m
     primo.errors.InputError: y contains infinity at rows [1]
     """
     who, allow_infinity = type(model).__name__, model._accepts_infinity
+    X = frame_from_arrow(X)
     if isinstance(X, pd.DataFrame):
         n_rows, n_columns = X.shape
         _check_shape(n_rows, n_columns)
@@ -370,6 +372,7 @@ def check_prediction_input(model, X, *, numeric_frames_as_arrays: bool = False):
     check_is_fitted(model)
     who, expected = type(model).__name__, model.n_features_in_
     known = getattr(model, "feature_names_in_", None)
+    X = frame_from_arrow(X)
     if isinstance(X, pd.DataFrame):
         if known is not None:
             known = [str(n) for n in known]

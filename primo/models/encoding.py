@@ -87,6 +87,29 @@ def dtype_kind(dtype, name) -> str:
                      argument="X", column=str(name))
 
 
+def frame_from_arrow(X):
+    """``X`` as a pandas DataFrame when it is a table that speaks the Arrow C stream protocol (a polars
+    DataFrame, a pyarrow Table, a DuckDB result), so that its column names and kinds survive; any other
+    ``X`` as it is. As an array it would lose its names, and its text would read as numbers that fail.
+
+    Example
+    -------
+    >>> import pyarrow as pa
+    >>> frame_from_arrow(pa.table({"city": ["Paris", None]})).columns.tolist()
+    ['city']
+    """
+    if isinstance(X, pd.DataFrame) or not hasattr(X, "__arrow_c_stream__"):
+        return X
+    try:
+        if hasattr(pd.DataFrame, "from_arrow"):  # pandas >= 3
+            return pd.DataFrame.from_arrow(X)
+        import pyarrow as pa
+
+        return pa.table(X).to_pandas()
+    except (TypeError, ValueError, ImportError):  # not a table (a single column): read as an array is
+        return X
+
+
 def _is_number(value) -> bool:
     return isinstance(value, (Decimal, numbers.Real)) and not isinstance(value, (bool, np.bool_))
 

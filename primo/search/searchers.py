@@ -116,6 +116,7 @@ from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from primo.models._base import check_target
+from primo.models.encoding import frame_from_arrow
 from primo.models.pram import fold_bags
 from primo.parallel import effective_n_jobs
 from primo.search.choice import ONE_STANDARD_ERROR_RULE, choose_trial, pareto_front, within_noise
@@ -519,6 +520,7 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Run the search on (X, y) and refit the kept configuration on all of it; returns ``self``."""
         self._start_time = time.perf_counter()
+        X = frame_from_arrow(X)  # rows are taken by position below: a polars or pyarrow table as a DataFrame
         # Missing or infinite targets named before any split; the estimator checks its own shape rules.
         check_target(self.estimator, y, len(X), classifier=is_classifier(self.estimator), multi_output=True)
         y = np.asarray(y)

@@ -363,3 +363,21 @@ def test_only_object_columns_of_numbers_become_numbers():
     assert (plain.dtypes.iloc[1:] == object).all() and X["numbers"].dtype == object  # the caller's frame is kept
     numeric = pd.DataFrame({"a": [1.0]})
     assert plain_columns(numeric) is numeric
+
+
+def test_arrow_tables_keep_their_column_names_and_kinds():
+    """A pyarrow Table (as polars, DuckDB and Arrow readers hand tables over) fits and predicts as the
+    pandas frame does, in both families, a search and automatic selection; as an array its names were
+    lost and its text column was refused as text among numbers."""
+    pa = pytest.importorskip("pyarrow")
+    X, y = housing(n=300, seed=4)
+    table = pa.Table.from_pandas(X, preserve_index=False)
+    tree = PrDTRegressor(random_state=0)
+    np.testing.assert_array_equal(clone(tree).fit(table, y).predict(table), clone(tree).fit(X, y).predict(X))
+    pram = primo.PrAMRegressor(outer_bags=1, interactions=2, max_rounds=200, n_jobs=1, random_state=0).fit(table, y)
+    assert list(pram.feature_names_in_) == list(X.columns)
+    np.testing.assert_allclose(pram.predict(table), pram.predict(X), rtol=1e-12)
+    cheap = {"pram": {"outer_bags": 1, "interactions": 0, "max_rounds": 100, "n_jobs": 1}}
+    auto = primo.PrimoRegressor(n_trials=2, family_params=cheap, random_state=0, n_jobs=1, progress=False).fit(table, y)
+    assert list(auto.best_estimator_.feature_names_in_) == list(X.columns)
+    np.testing.assert_allclose(auto.predict(table), auto.predict(X), rtol=1e-12)
