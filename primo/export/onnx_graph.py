@@ -254,14 +254,14 @@ def _tree_graph(t: TreeTables, graph: _Graph, ml_opset: int) -> None:
         graph.nodes.append(_tree_ensemble_node(t))
     leaf_numbers = t.is_classifier or ml_opset == 3
     output = graph.flatten("tree_output", "leaf_double" if leaf_numbers else "prediction")
+    if leaf_numbers:
+        leaf = graph.op("Cast", [output], "leaf", to=TensorProto.INT64)
     if not t.is_classifier:
         if leaf_numbers:
-            leaf = graph.op("Cast", [output], "leaf", to=TensorProto.INT64)
             graph.op("GatherElements", [graph.constant("leaf_value", t.leaf_values[:, 0].copy()), leaf], "prediction",
                      axis=0)
         graph.output("prediction", TensorProto.DOUBLE, [None])
         return
-    leaf = graph.op("Cast", [output], "leaf", to=TensorProto.INT64)
     n_classes = len(t.classes)
     column = graph.constant("column", np.array([-1, 1]))
     columns = [graph.op("Reshape", [proba, column], f"{proba}_2d")
