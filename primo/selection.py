@@ -207,10 +207,10 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Search every family, keep the simplest model within noise of the best that meets the limits."""
-        X = frame_from_arrow(X)  # one conversion of a polars or pyarrow table for every family's search
         from primo.search.choice import smallest, within_noise
         from primo.search.searchers import TrialsFailedError
 
+        X = frame_from_arrow(X)  # one conversion of a polars or pyarrow table for every family's search
         self._check_limits()
         # Named after this estimator, before any family sees y.
         check_target(self, y, X.shape[0] if hasattr(X, "shape") else len(X), classifier=is_classifier(self),
