@@ -89,7 +89,7 @@ def dtype_kind(dtype, name) -> str:
 
 def frame_from_arrow(X):
     """``X`` as a pandas DataFrame when it is a table that speaks the Arrow C stream protocol (a polars
-    DataFrame, a pyarrow Table, a DuckDB result), so that its column names and kinds survive; any other
+    DataFrame, a pyarrow Table), so that its column names and kinds survive; any other
     ``X`` as it is. As an array it would lose its names, and its text would read as numbers that fail.
 
     Example
