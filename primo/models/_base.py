@@ -337,9 +337,9 @@ def _numeric_frame_values(model, X: pd.DataFrame, known) -> np.ndarray | None:
     """
     if known is None or X.shape[0] == 0 or X.shape[1] != len(known):
         return None
-    # pandas' internal blocks give every dtype without building the dtypes Series (~10x cheaper);
-    # NumPy dtypes only: an Arrow-backed frame is converted on the full path.
-    if not all(isinstance(block.dtype, np.dtype) and block.dtype.kind in "fiu" for block in X._mgr.blocks):
+    # pandas' internal blocks give every dtype without building the dtypes Series (~10x cheaper); an
+    # Arrow-backed frame is converted on the full path (interpret cannot read it as it is).
+    if not all(block.dtype.kind in "fiu" and not isinstance(block.dtype, pd.ArrowDtype) for block in X._mgr.blocks):
         return None
     if X.columns.tolist() != known or len(model._features_read_as_numbers()) != len(known):
         return None
