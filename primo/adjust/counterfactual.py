@@ -39,6 +39,7 @@ from sklearn.preprocessing import OneHotEncoder
 from sklearn.utils.validation import check_is_fitted
 
 from primo.errors import ColumnMismatchError
+from primo.models.encoding import frame_from_arrow
 
 logger = logging.getLogger(__name__)
 
@@ -269,8 +270,10 @@ def term_deltas(model, x: pd.DataFrame, rows: pd.DataFrame, key) -> pd.DataFrame
 
 
 def feature_frame(model, X, what: str) -> pd.DataFrame:
-    """``X`` (Series, dict, DataFrame or array) as a DataFrame of the model's features, in its order."""
+    """``X`` (Series, dict, DataFrame, Arrow table or array) as a DataFrame of the model's features, in its
+    order. The one input check of every counterfactual entry point (index, search, diagnosis)."""
     names = model.feature_names_
+    X = frame_from_arrow(X)  # a polars or pyarrow table is matched by its column names, not by position
     if isinstance(X, pd.Series):
         X = X.to_frame().T
     elif isinstance(X, dict):
@@ -310,8 +313,8 @@ class CounterfactualIndex:
     Parameters
     ----------
     model : fitted PrAM or PrDT (classifier or regressor).
-    reference_X : the rows counterfactuals are drawn from (DataFrame with the model's features,
-        or an array in the model's feature order), e.g. the training set.
+    reference_X : the rows counterfactuals are drawn from (DataFrame or Arrow table, e.g. polars or
+        pyarrow, with the model's features, or an array in the model's feature order), e.g. the training set.
     reference_y : optional true labels/targets of the reference rows.
     match : which outcome must be the desired one: ``"prediction"`` (the model's), ``"label"``
         (``reference_y``), ``"both"``, or ``"auto"`` = label when ``reference_y`` is given, else

@@ -28,17 +28,19 @@ import numpy as np
 import pandas as pd
 from sklearn.preprocessing import QuantileTransformer
 
-from primo.models.encoding import column_kinds
+from primo.models.encoding import column_kinds, frame_from_arrow
 
 METHODS = ("perturb", "marginal", "both")
 
 
 def augment(X, n_samples: int, *, method: str = "perturb", scale: float = 0.05, random_state=None):
-    """Generate ``n_samples`` new inputs like ``X`` (same type, columns and dtypes).
+    """Generate ``n_samples`` new inputs like ``X`` (same type, columns and dtypes; a pandas DataFrame for
+    an Arrow table).
 
     Parameters
     ----------
-    X : array-like of shape (n, d) (numbers, NaN = missing) or DataFrame (any column kinds but dates)
+    X : array-like of shape (n, d) (numbers, NaN = missing), DataFrame (any column kinds but dates) or a
+        table in the Arrow C stream protocol (polars DataFrame, pyarrow Table), read as a DataFrame
         The inputs to augment around.
     n_samples : int
         Number of new rows.
@@ -54,6 +56,7 @@ def augment(X, n_samples: int, *, method: str = "perturb", scale: float = 0.05, 
     """
     if method not in METHODS:
         raise ValueError(f"augmentation method must be one of {METHODS}, got {method!r}")
+    X = frame_from_arrow(X)  # once for both generators, and for the concatenation below
     rng = np.random.default_rng(random_state)
     if method == "perturb":
         return perturb(X, n_samples, scale=scale, random_state=rng)
@@ -72,7 +75,8 @@ def perturb(X, n_samples: int, *, scale: float = 0.05, random_state=None):
 
     Parameters
     ----------
-    X : array-like of shape (n, d) (numbers, NaN = missing) or DataFrame (any column kinds but dates)
+    X : array-like of shape (n, d) (numbers, NaN = missing), DataFrame (any column kinds but dates) or
+        Arrow table (read as a DataFrame, as in :func:`augment`)
     n_samples : int
     scale : float, default 0.05
         Noise standard deviation in quantile units (0.05 ≈ 5 percentiles).
@@ -84,7 +88,7 @@ def perturb(X, n_samples: int, *, scale: float = 0.05, random_state=None):
     """
     if not 0 < scale <= 1:
         raise ValueError(f"scale must be in (0, 1] (quantile units), got {scale}")
-    table, wrap = _table(X, n_samples)
+    table, wrap = _table(frame_from_arrow(X), n_samples)
     numeric = _numeric_columns(table)
     values = table[numeric].to_numpy(dtype=float)
     rng = np.random.default_rng(random_state)
@@ -101,13 +105,14 @@ def perturb(X, n_samples: int, *, scale: float = 0.05, random_state=None):
 
 
 def sample_marginals(X, n_samples: int, *, random_state=None):
-    """Rows whose features are drawn independently from each column's observed values.
+    """Rows whose features are drawn independently from each column's observed values (``X`` as in
+    :func:`perturb`).
 
     Example
     -------
     >>> sample_marginals(X, 500, random_state=0)  # doctest: +SKIP
     """
-    table, wrap = _table(X, n_samples)
+    table, wrap = _table(frame_from_arrow(X), n_samples)
     rng = np.random.default_rng(random_state)
     rows = rng.integers(len(table), size=(n_samples, table.shape[1]))
     new = pd.concat([table.iloc[rows[:, j], j].reset_index(drop=True) for j in range(table.shape[1])], axis=1)

@@ -69,6 +69,7 @@ from primo.distill.fidelity import TASKS, accuracy_report, fidelity_report, prob
 from primo.distill.protocols import describe_teacher
 from primo.distill.students import derive_seeds, fit_student, make_student, student_structure
 from primo.models import PrDTClassifier
+from primo.models.encoding import frame_from_arrow
 
 logger = logging.getLogger(__name__)
 
@@ -107,8 +108,9 @@ def distill(
     teacher : estimator or callable
         Anything with ``predict(X)`` (plus ``predict_proba`` for soft labels),
         or a callable ``f(X) -> (n,)``. It is called on inputs shaped like ``X``.
-    X : array-like of shape (n, d) or DataFrame
-        Inputs the teacher is meant for (e.g. its training inputs).
+    X : array-like of shape (n, d), DataFrame or Arrow table
+        Inputs the teacher is meant for (e.g. its training inputs). A table in the Arrow C stream
+        protocol (polars DataFrame, pyarrow Table) is read as a pandas DataFrame, for the teacher too.
     student : "prdt", "pram" or estimator, default "prdt"
         The student family (classifier or regressor picked to match the task; a classifier for
         soft labels), or an estimator instance (then pass ``space`` when searching, unless it is a
@@ -512,6 +514,8 @@ class _DisagreementLoss:
 
 
 def _check_inputs(X, name: str):
+    # Rows are taken and joined with pandas below, and the teacher and student need the column names.
+    X = frame_from_arrow(X)
     if isinstance(X, pd.DataFrame):
         if X.shape[1] == 0:
             raise ValueError(f"{name} has no columns")

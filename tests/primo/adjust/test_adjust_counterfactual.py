@@ -1,8 +1,9 @@
 """Counterfactuals: desired outcome, true k nearest (vs brute force), term deltas, error diagnosis."""
 import numpy as np
+import pandas as pd
 import pytest
 
-from primo import PrAMRegressor
+from primo import PrAMClassifier, PrAMRegressor
 from primo.adjust import (
     CounterfactualIndex,
     counterfactuals,
@@ -117,3 +118,22 @@ def test_diagnose_false_negatives_and_suggested_edit(pram_classifier, linnos):
     assert fixed.mean() >= 0.5
     with pytest.raises(ValueError, match="kind"):
         diagnose_errors(pram_classifier, X, y, kind="misses")
+
+
+def test_arrow_tables_diagnose_as_their_pandas_frames():
+    """A pyarrow Table with its columns in another order than the model's is matched by name: the same
+    errors, neighbors and term deltas as its pandas frame; before, it was read as an array, by position."""
+    pa = pytest.importorskip("pyarrow")
+    from tests.primo.tables_any import housing
+
+    X, price = housing(n=200)
+    y = np.where(price > 300, "high", "low")
+    model = PrAMClassifier(max_rounds=100, outer_bags=1, interactions=0, n_jobs=1, random_state=0).fit(X, y)
+    table = pa.Table.from_pandas(X[X.columns[::-1]], preserve_index=False)
+    expected = diagnose_errors(model, X, y, k=3)
+    diagnosis = diagnose_errors(model, table, y, k=3)
+    assert diagnosis.rows == expected.rows and len(expected.rows) > 0
+    pd.testing.assert_frame_equal(diagnosis.term_impact, expected.term_impact)
+    for result, reference in zip(diagnosis.results, expected.results):
+        pd.testing.assert_frame_equal(result.neighbors, reference.neighbors)
+        pd.testing.assert_frame_equal(result.term_deltas, reference.term_deltas)

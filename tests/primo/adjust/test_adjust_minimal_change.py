@@ -126,6 +126,22 @@ def test_text_categories_and_missing_values(family):
     assert all(not {"city", "kind"} & set(change) for change in fixed.changes)
 
 
+def test_arrow_tables_are_matched_by_column_name():
+    """pyarrow Tables (reference rows with their columns in another order, a one-row query) give the
+    changes the pandas frames give; before, they were read as arrays, by position."""
+    pa = pytest.importorskip("pyarrow")
+    X, price = housing(n=200)
+    model = PrDTRegressor(ccp_alpha=100.0, random_state=0).fit(X, price)
+    reordered = X[X.columns[::-1]]
+    desired = (model.predict(X.iloc[:1])[0] + 100, None)
+    for method in ("structural", "nearest"):
+        expected = counterfactuals(model, X.iloc[:1], desired, X, k=3, method=method)
+        result = counterfactuals(model, pa.Table.from_pandas(X.iloc[:1], preserve_index=False), desired,
+                                 pa.Table.from_pandas(reordered, preserve_index=False), k=3, method=method)
+        pd.testing.assert_frame_equal(result.neighbors, expected.neighbors)
+        assert repr(result.changes) == repr(expected.changes)  # repr: a missing value is NaN, unequal to itself
+
+
 def test_regression_range_on_clara_ms(pram_ms, prdt_regressor, clara):
     X, _, X_test, _ = clara
     for model in (pram_ms, prdt_regressor):

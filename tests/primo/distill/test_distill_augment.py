@@ -68,6 +68,20 @@ def test_tables_with_text_categories_booleans_and_missing_values():
     assert np.isnan(sample_marginals(np.array([[1.0, np.nan], [2.0, 3.0]]), 50, random_state=0)).any()
 
 
+def test_arrow_tables_augment_as_their_pandas_frames():
+    """A pyarrow Table gives the rows its pandas frame gives, as a DataFrame with its names and kinds;
+    before, it was read as an array and its text refused."""
+    pa = pytest.importorskip("pyarrow")
+    from tests.primo.tables_any import housing
+
+    X, _ = housing(n=100)
+    table = pa.Table.from_pandas(X, preserve_index=False)
+    for generate in (perturb, sample_marginals):
+        pd.testing.assert_frame_equal(generate(table, 40, random_state=0), generate(X, 40, random_state=0))
+    pd.testing.assert_frame_equal(augment(table, 40, method="both", random_state=0),
+                                  augment(X, 40, method="both", random_state=0))
+
+
 def test_augmentation_errors_are_named():
     with pytest.raises(ValueError, match="pass text columns in a DataFrame"):
         perturb(np.array([["read", 1], ["write", 2]], dtype=object), 5)

@@ -274,3 +274,22 @@ def test_soft_student_of_a_table_with_text_and_string_classes(tmp_path, family):
     assert student.metadata_["distillation"]["fidelity"] >= 0.85
     reloaded = primo.load(student.save(tmp_path / "soft.primo"))
     np.testing.assert_allclose(reloaded.predict_proba(X), student.predict_proba(X))
+
+
+def test_arrow_table_distills_as_the_pandas_frame():
+    """A pyarrow Table (as polars and Arrow readers hand tables over) distills, held-out and augmented
+    rows included, into the student the pandas frame gives; before, it was read as an array of
+    objects, which lost the column names the teacher and student need."""
+    pa = pytest.importorskip("pyarrow")
+    from tests.primo.tables_any import housing
+
+    X, price = housing(n=200)
+    X_test, _ = housing(n=60, seed=1)
+    teacher = PrDTRegressor(ccp_alpha=1.0, random_state=0).fit(X, price)
+    options = dict(augment="both", n_augment=50, search=False, random_state=0)
+    expected = distill(teacher, X, X_test=X_test, **options)
+    student = distill(teacher, pa.Table.from_pandas(X, preserve_index=False),
+                      X_test=pa.Table.from_pandas(X_test, preserve_index=False), **options)
+    assert list(student.feature_names_in_) == list(X.columns)
+    np.testing.assert_array_equal(student.predict(X_test), expected.predict(X_test))
+    assert student.metadata_["distillation"]["fidelity"] == expected.metadata_["distillation"]["fidelity"]
