@@ -129,7 +129,12 @@ class MinimalChangeSearch:
         self._ranges = {j: _observed_range(self.reference.iloc[:, j]) for j in range(len(names))
                         if j not in self.categorical}
         self._categories = {j: _observed_categories(self.reference.iloc[:, j]) for j in self.categorical}
-        self._means = {j: float(pd.to_numeric(self.reference.iloc[:, j], errors="coerce").mean()) for j in self._ranges}
+        # A missing x moves towards the column mean (where the distance counts it): a whole number in an
+        # integer-valued column, so that its moves stay whole.
+        self._means = {}
+        for j, (_, _, integer) in self._ranges.items():
+            mean = float(pd.to_numeric(self.reference.iloc[:, j], errors="coerce").mean())
+            self._means[j] = float(np.round(mean)) if integer else mean
         self._scales = self.feature_scales.to_numpy(dtype=float)
         if self.family == "prdt":
             self._boxes = _LeafBoxes(model, self._ranges, self._categories, self._scales)
@@ -245,7 +250,7 @@ class MinimalChangeSearch:
         (nearest to ``target``, see :meth:`_target`)."""
         x = row.iat[0, j]
         if j in self.categorical:
-            return [c for c in self._categories[j] if pd.isna(x) or c != str(x)]
+            return [value for text, value in self._categories[j].items() if pd.isna(x) or text != str(x)]
         low, high, integer = self._ranges[j]
         if not np.isfinite(low):
             return []  # no observed value
@@ -315,8 +320,20 @@ class MinimalChangeSearch:
             return 0.0 if str(value) == str(row.iat[0, j]) else 1.0
         return abs(float(value) - target[j]) / self._scales[j]
 
+    def _in_kind(self, j: int, value):
+        """A moved value as column ``j`` holds it: the search moves numbers as floats (True, not 1.0, in a
+        bool column; 4, not 4.0, in an integer one, whose moves are whole numbers)."""
+        dtype = self.reference.dtypes.iloc[j]
+        if pd.api.types.is_bool_dtype(dtype):
+            return bool(value)
+        if pd.api.types.is_integer_dtype(dtype):
+            return int(value)
+        return value
+
     def _result(self, row: pd.DataFrame, desired, key, prediction, candidates: list[dict], k: int):
-        # Drop duplicates, verify with the model, order by (features changed, distance), pick diverse options.
+        # In the columns' kinds, drop duplicates, verify with the model, order by (features changed, distance),
+        # pick diverse options.
+        candidates = [{j: self._in_kind(j, v) for j, v in c.items()} for c in candidates]
         unique = list({frozenset(c.items()): c for c in candidates}.values())
         if unique:
             frame = self._apply(row, unique)
@@ -342,7 +359,8 @@ class MinimalChangeSearch:
         neighbors["prediction"] = predictions
         neighbors["n_changed"] = [len(c) for c in changes]
         names = self.model.feature_names_
-        described = tuple({names[j]: (_plain(x.iloc[j]), _plain(v)) for j, v in sorted(c.items())} for c in changes)
+        # x's values from the row, not the Series x (which holds an all-numeric row as floats).
+        described = tuple({names[j]: (_plain(row.iat[0, j]), _plain(v)) for j, v in sorted(c.items())} for c in changes)
         return CounterfactualResult(x=x, desired=desired, prediction=prediction, neighbors=neighbors,
                                     differences=differences, term_deltas=deltas, feature_scales=self.feature_scales,
                                     method="structural", changes=described)
@@ -448,7 +466,7 @@ class _LeafBoxes:
             for low, high in zip(self.low[:, j], self.high[:, j]):
                 allowed = [c for c in observed if vocabulary is not None and c in vocabulary
                            and low < vocabulary.index(c) <= high]
-                choice.append(allowed[0] if allowed else None)
+                choice.append(observed[allowed[0]] if allowed else None)
             self.category[j] = choice
 
     def changes(self, model, row: pd.DataFrame, key, mutable: np.ndarray, target: dict) -> list[dict]:
@@ -522,9 +540,13 @@ def _observed_range(column: pd.Series) -> tuple[float, float, bool]:
     return float(values.min()), float(values.max()), bool(np.all(values == np.round(values)))
 
 
-def _observed_categories(column: pd.Series) -> list[str]:
-    """Present categories as text, most frequent first."""
-    return [str(c) for c in column.dropna().astype(str).value_counts(sort=True).index]
+def _observed_categories(column: pd.Series) -> dict[str, object]:
+    """Present categories, most frequent first: text (how the search compares them, as a PrDT encodes
+    them) → the value itself (what a change sets: ``False``, not ``"False"``, in a nominal bool column)."""
+    present = column.dropna()
+    text = present.astype(str)
+    values = dict(zip(text, present))
+    return {t: values[t] for t in text.value_counts(sort=True).index}
 
 
 def _pram_cuts(ebm, j: int) -> np.ndarray:

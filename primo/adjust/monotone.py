@@ -44,6 +44,7 @@ from sklearn.isotonic import IsotonicRegression
 from primo.adjust.log import append_record, edits_of, operation, replay, target_model
 from primo.adjust.terms import check_pram, forget_bag_spread, resolve_term, restore_term, term_cuts
 from primo.errors import InputError
+from primo.models._base import check_prediction_input
 
 logger = logging.getLogger(__name__)
 
@@ -132,7 +133,8 @@ def monotonize(model, features, direction="increasing", *, pairs=True, inplace=F
     pairs : PrAM only: also make pair terms containing the feature monotone along it (default),
         so that the model as a whole is monotone; False edits the 1-D shape function only.
     inplace : edit ``model`` itself instead of returning an edited copy.
-    X_train, y_train, sample_weight : PrDT only (required): the training data to refit on.
+    X_train, y_train, sample_weight : PrDT only (required): the training data to refit on. A
+        DataFrame's (or Arrow table's) columns are matched to the model's features by name.
 
     Returns
     -------
@@ -320,9 +322,16 @@ def _tree_directions(model, names, directions, X_train, y_train) -> dict[int, in
     return signs
 
 
-def _monotonize_tree(model, names, directions, inplace, X_train, y_train, sample_weight):
+def _training_columns(model, X_train, y_train, action: str):
+    """``X_train`` with a frame's columns matched by name and put in the model's order (as predict does):
+    ``monotonic_cst`` and the "auto" direction read features by position."""
     if X_train is None or y_train is None:
-        raise ValueError("monotonize of a PrDT refits the tree with monotonic_cst: pass X_train and y_train")
+        raise ValueError(f"{action}: pass X_train and y_train")
+    return check_prediction_input(model, X_train)
+
+
+def _monotonize_tree(model, names, directions, inplace, X_train, y_train, sample_weight):
+    X_train = _training_columns(model, X_train, y_train, "monotonize of a PrDT refits the tree with monotonic_cst")
     if len(getattr(model, "classes_", ())) > 2:
         raise ValueError("scikit-learn supports monotonic constraints for regression and binary classification only")
     signs = _tree_directions(model, names, directions, X_train, y_train)
@@ -367,8 +376,7 @@ def _revert_monotonize(model, record, *, X_train=None, y_train=None, sample_weig
         restore_term(model, record["term"], record["before"], record["after"])
         return model
     # A refit cannot be inverted from the record: refit the original tree and replay earlier edits.
-    if X_train is None or y_train is None:
-        raise ValueError("undoing monotonize of a PrDT refits the original tree: pass X_train and y_train")
+    X_train = _training_columns(model, X_train, y_train, "undoing monotonize of a PrDT refits the original tree")
     edits = edits_of(model)
     refits = [e for e in edits if e["operation"] == "monotonize"]
     original = clone(model).set_params(monotonic_cst=refits[0].get("monotonic_cst_before"))

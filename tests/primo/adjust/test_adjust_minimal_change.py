@@ -126,6 +126,45 @@ def test_text_categories_and_missing_values(family):
     assert all(not {"city", "kind"} & set(change) for change in fixed.changes)
 
 
+@pytest.mark.parametrize("family", ["prdt", "pram"])
+def test_changes_are_reported_in_the_column_kind(family):
+    """A bool column changes to True/False, an integer column to an int, a category of numbers to the
+    category itself; before: (False, 1.0), (3, 4.0) and (3, '2'). A PrAM reading the bool column as
+    nominal found no change to False: the text 'False' was set as True."""
+    X, price = housing(n=200)
+    X["kind"] = pd.Categorical(X["kind"].map({"flat": 1, "house": 2, "loft": 3}).astype(int))
+    if family == "prdt":
+        model = PrDTRegressor(ccp_alpha=1.0, random_state=0).fit(X, price)
+    else:
+        model = PrAMRegressor(max_rounds=200, outer_bags=1, interactions=0, n_jobs=1, random_state=0,
+                              feature_types=["nominal", "nominal", "nominal", "continuous", "continuous"]).fit(X, price)
+    search = MinimalChangeSearch(model, X, mutable=["garden", "rooms", "kind"])
+    kinds = {"garden": bool, "rooms": int, "kind": int}
+    found = {}
+    for i in range(6):
+        own = model.predict(X.iloc[[i]])[0]
+        for desired in ((own + 15, None), (None, own - 15)):
+            result = search.query(X.iloc[[i]], desired, k=3)
+            for change, (_, row) in zip(result.changes, result.neighbors.iterrows()):
+                for feature, (old, new) in change.items():
+                    assert type(old) is type(new) is kinds[feature], (feature, old, new)
+                    assert old == X[feature].iloc[i] and new == row[feature]
+                    found.setdefault(feature, set()).add(new)
+    assert set(found) == set(kinds) and found["garden"] == {True, False}
+
+
+def test_integer_column_moves_to_a_whole_number_from_a_missing_value():
+    """A missing x moves towards the column mean, which was not whole: n 2.9 in an integer column."""
+    rng = np.random.default_rng(0)
+    n = np.where(rng.random(500) < 0.6, rng.integers(0, 2, 500), rng.integers(2, 11, 500))
+    X = pd.DataFrame({"n": n, "other": rng.uniform(0, 1, 500)})
+    model = PrDTRegressor(ccp_alpha=1.0, random_state=0).fit(X, np.where(n > 1, 100.0, 0.0) + X["other"])
+    x = pd.DataFrame({"n": [np.nan], "other": [0.5]})
+    assert model.predict(x)[0] < 50 and X["n"].mean() % 1 > 0.1
+    (change,) = MinimalChangeSearch(model, X, mutable=["n"]).query(x, (50, None), k=1).changes
+    assert change["n"][1] == 3 and type(change["n"][1]) is int
+
+
 def test_arrow_tables_are_matched_by_column_name():
     """pyarrow Tables (reference rows with their columns in another order, a one-row query) give the
     changes the pandas frames give; before, they were read as arrays, by position."""

@@ -3,8 +3,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from primo import PrAMClassifier
-from primo.adjust import edits_of, isotonic_shape, monotonize
+from primo import PrAMClassifier, PrDTRegressor
+from primo.adjust import edits_of, isotonic_shape, monotonize, undo
+from primo.errors import ColumnMismatchError
 
 
 def _grid_predictions(model, X, feature, n_rows=25, n_points=60, proba=False):
@@ -120,3 +121,28 @@ def test_prdt_classifier_monotonize(prdt_classifier, linnos):
     assert edits_of(plus)[-1]["direction"] == ["increasing"]  # slow reads follow slow reads
     grid = _grid_predictions(plus, X, "prev_latency", proba=True)
     assert np.all(np.diff(grid, axis=1) >= -1e-12)
+
+
+def test_prdt_monotonize_and_undo_match_training_columns_by_name():
+    """X_train with its columns in another order (DataFrame, Arrow table) gives the tree the in-order frame
+    gives; before, "auto" read the wrong column and monotonic_cst landed on another feature of the refit."""
+    pa = pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.uniform(0, 1, (1000, 3)), columns=["up", "down", "noise"])
+    y = 3 * X["up"] - 3 * X["down"] + rng.normal(0, 0.3, len(X))
+    tree = PrDTRegressor(ccp_alpha=0.01, random_state=0).fit(X, y)
+    expected = monotonize(tree, "up", direction="auto", X_train=X, y_train=y)
+    assert edits_of(expected)[-1]["direction"] == ["increasing"]
+    reordered = X[["down", "noise", "up"]]
+    for X_train in (reordered, pa.Table.from_pandas(reordered, preserve_index=False)):
+        plus = monotonize(tree, "up", direction="auto", X_train=X_train, y_train=y)
+        assert plus.feature_names_ == tree.feature_names_
+        assert edits_of(plus)[-1] == edits_of(expected)[-1]
+        assert list(plus.monotonic_cst) == [1, 0, 0]
+        np.testing.assert_array_equal(plus.predict(X), expected.predict(X))
+        back = undo(plus, X_train=X_train, y_train=y)
+        assert back.feature_names_ == tree.feature_names_
+        np.testing.assert_array_equal(back.predict(X), tree.predict(X))
+    with pytest.raises(ColumnMismatchError, match="down") as error:
+        monotonize(tree, "up", X_train=X[["up", "noise"]], y_train=y)
+    assert error.value.column == "down"
