@@ -58,6 +58,11 @@ fit, the validated average is kept instead.
 Raced trials are fitted per fold as before, since two partial fits cannot be joined
 into one model. Automatic selection cross-fits.
 
+A search that cannot catch up (``stop_above``, a relative loss; None by default): when the starting
+estimator and the starts scored so far all validated a relative loss above it, no further start is
+scored and the search stops there (``stopped_`` says so; None when it ran its course). Automatic
+selection sets it from the families searched before (:data:`primo.selection.FAR_BEHIND`).
+
 Budgets: ``n_trials`` evaluations at most, and ``time_budget_s`` seconds for the whole ``fit``
 (refit included): no trial starts that is expected to end past it. ``trial_params`` (e.g.
 ``{"outer_bags": 1}``) fixes parameters of the searched configurations to cheaper values than the
@@ -416,6 +421,7 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         search_sample_size=None,
         race_folds=None,
         cross_fit=False,
+        stop_above=None,
         random_state=None,
         refit=True,
         progress=True,
@@ -440,6 +446,7 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         self.search_sample_size = search_sample_size
         self.race_folds = race_folds
         self.cross_fit = cross_fit
+        self.stop_above = stop_above
         self.random_state = random_state
         self.refit = refit
         self.progress = progress
@@ -551,6 +558,7 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
                       for train, valid in splits]
         self.reference_loss_ = float(np.mean(references))
 
+        self.stopped_ = None
         rows = self._run_trials(X, y, sample_weight, splits, loss, penalty)
         trials = pd.DataFrame(rows)
         trials["reference_loss"] = self.reference_loss_
@@ -606,6 +614,13 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
                 **{k: result[k] for k in ("loss", "loss_se", "complexity", "size")}, "score": score,
                 "log_loss": result["log_loss"], "ece": result["ece"], "fit_time": result["fit_time"],
                 "error": result["error"], "fold_losses": result["fold_losses"], "partial": partial}
+
+    def _far_behind(self, rows: list[dict]) -> bool:
+        """Whether ``stop_above`` is set and no trial so far validated a relative loss at or below it."""
+        if self.stop_above is None or not self.reference_loss_ > 0:
+            return False
+        losses = [row["loss"] / self.reference_loss_ for row in rows if row["source"] != "prior" and not row["error"]]
+        return bool(losses) and min(losses) > float(self.stop_above)
 
     def _time_left(self) -> float:
         if getattr(self, "time_budget_s", None) is None:
@@ -773,6 +788,8 @@ class _SequentialSearch(_BaseSearch):
                 if source == "start" and self._time_left() < 2 * slowest:  # beside the budget, never past it
                     logger.info("time budget reached: start %s not scored", change)
                     continue
+                if self._far_behind(rows):
+                    break
                 # One at a time in this process, where the estimator's own parallelism (PrAM's bags) has every
                 # core. Cross-fitted, they are validated at the trials' fidelity; the refit restores the estimator's.
                 result = _evaluate_trial(self.estimator, {**(fixed if cross else {}), **change}, X, y, sample_weight,
@@ -786,6 +803,12 @@ class _SequentialSearch(_BaseSearch):
                     self._observe([point], [rows[-1]["score"]])
                     worst = rows[-1]["score"] if worst is None else max(worst, rows[-1]["score"])
                 bar.update(1)
+            if self._far_behind(rows):
+                self.stopped_ = (f"stopped after {done} trial(s): none validated a relative loss at or below "
+                                 f"{float(self.stop_above):.3g}")
+                logger.info("search %s", self.stopped_)
+                self._fold_models = {}
+                return rows
             while done < n_trials - n_tail:
                 if self._time_left() < 2 * slowest:  # this batch, then the refit
                     logger.info("time budget reached after %d trials", done)

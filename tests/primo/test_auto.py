@@ -203,3 +203,27 @@ def test_a_selection_no_better_than_the_median_searches_median_trees_and_is_warn
         warnings.simplefilter("error")  # a target the features explain: no second search, no warning
         auto = PrimoRegressor(families=("prdt",), random_state=0, progress=False).fit(X, np.log(y) + X[:, 0])
     assert auto.searches_["prdt"].estimator.criterion == "squared_error"
+
+
+def test_a_pram_search_far_behind_the_tree_stops_after_its_default():
+    """A three-way parity that a tree of 8 leaves finds exactly and no additive model with pairs can: the PrAM
+    search stops after its default trial (wvs_immig's PrAM trials took minutes at 13-18x the tree's loss), and
+    the report says so; where PrAM competes, its search runs its course."""
+    import numpy as np
+
+    from primo.selection import FAR_BEHIND
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(600, 3))
+    y = 10.0 * ((X > 0.5).sum(axis=1) % 2)
+    auto = PrimoRegressor(random_state=0, n_trials=6, n_jobs=1, progress=False).fit(X, y)
+    pram, prdt = auto.searches_["pram"], auto.searches_["prdt"]
+    assert auto.best_family_ == "prdt" and prdt.trials_["relative_loss"].min() < 0.1
+    assert pram.stopped_ and len(pram.trials_) == 1 and pram.trials_["source"].tolist() == ["estimator"]
+    assert pram.stop_above == pytest.approx(FAR_BEHIND * prdt.trials_["relative_loss"].min())
+    assert pram.trials_["relative_loss"].iloc[0] > pram.stop_above
+    reason = auto.selection_report_.set_index("family").at["pram", "reason"]
+    assert "search stopped after 1 trial" in reason
+    additive = PrimoRegressor(random_state=0, n_trials=3, n_jobs=1, progress=False,
+                              family_params={"pram": {"max_rounds": 200}}).fit(X[:200], 3 * X[:200, 0] + X[:200, 1] ** 2)
+    assert additive.searches_["pram"].stopped_ is None and len(additive.searches_["pram"].trials_) > 1
