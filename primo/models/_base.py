@@ -173,7 +173,8 @@ def _check_cells_are_values(X: pd.DataFrame, kinds) -> None:
             value = column.iloc[row]
             raise InputTypeError(
                 f"column {str(X.columns[j])!r} holds a {type(value).__name__} at row {row} ({repr(value)[:60]}); a cell "
-                "must hold a number, a text, a boolean or nothing", argument="X", column=str(X.columns[j]))
+                "holds one value: the argument must be a string, a number, a boolean or missing", argument="X",
+                column=str(X.columns[j]))
 
 
 def _check_frame_values(X: pd.DataFrame, read_as_numbers, allow_infinity: bool) -> None:
@@ -212,6 +213,8 @@ def _check_array_values(array: np.ndarray, names: list[str], read_as_numbers, al
                 j = int(np.flatnonzero(columns)[0])
                 raise _infinity_error(names[j], array[:, j])
         return
+    # A list or dict in a cell, named as in a frame (a family reading text reads the array's cells as values).
+    _check_cells_are_values(pd.DataFrame(array, columns=names, copy=False), [CATEGORICAL] * len(names))
     for j in read_as_numbers:  # text in an object array: only where the model reads numbers
         values = numeric_values(pd.Series(array[:, j]), names[j])
         if not allow_infinity and _beyond_float32(values).any():

@@ -3,14 +3,11 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from primo import PrAMClassifier, PrAMRegressor, PrDTClassifier, PrDTRegressor
 
-# The checks PrAM cannot pass, and why (both are properties of interpret's EBM engine):
+# The check PrAM cannot pass, and why (a property of interpret's EBM engine):
 PRAM_EXPECTED_FAILURES = {
     # EBM draws its internal validation split and outer bags per row, so weight 2 and a repeated
     # row land in different bags: equal in expectation, not to 1e-7.
     "check_sample_weight_equivalence_on_dense_data": "EBM bagging is per row, not per unit of weight",
-    # Object columns are categorical features for EBM; a dict cell reaches interpret, whose message
-    # differs from the wording scikit-learn's check looks for.
-    "check_dtype_object": "object columns are categorical features in EBM",
 }
 
 
