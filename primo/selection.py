@@ -6,7 +6,7 @@ and PrAM (:class:`~primo.search.BayesianSearch` over one-bag configurations, ~10
 raced over folds: each scored on 2 of the 5 folds, the best few on all 5), on the same validation
 splits, with each family's default configuration among the trials (and the PrAM search's
 simplification path: its best configuration with only its t most important terms, with at most k
-pieces per shape, and both; a PrAM search whose default validates :data:`FAR_BEHIND` times PrDT's best
+pieces per shape, and both; a PrAM search whose default validates more than :data:`FAR_BEHIND` times PrDT's best
 stops there). PrAM trials scored on
 every fold are cross-fitted (:mod:`primo.search.searchers`): one bag per fold, validated on its fold,
 and their average is the validated model. Of all
