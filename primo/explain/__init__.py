@@ -37,6 +37,7 @@ from primo.explain.card import Baseline, Distillation, ModelCard, SearchHistory,
 from primo.explain.cautions import CautionCounts, RowCautions, row_cautions, target_range
 from primo.explain.counterfactual import CounterfactualView, as_counterfactual
 from primo.explain.tree import DecisionPath, PathStep, TreeExplanation, TreeNode, explain_tree, explain_tree_rows
+from primo.models.encoding import frame_from_arrow
 
 
 def explain_global(model) -> AdditiveExplanation | TreeExplanation:
@@ -60,7 +61,7 @@ def select_rows(model, X, rows=None) -> tuple[pd.DataFrame | np.ndarray, list[st
     Parameters
     ----------
     model : fitted model (used to spread an ``int`` choice over the predictions).
-    X : DataFrame or 2-D array.
+    X : DataFrame, Arrow table (polars, pyarrow; returned as a DataFrame) or 2-D array.
     rows : None (every row), an int ``n`` (n rows spread evenly over the range of predictions,
         lowest to highest, classes grouped), or a sequence of row positions.
 
@@ -69,6 +70,7 @@ def select_rows(model, X, rows=None) -> tuple[pd.DataFrame | np.ndarray, list[st
     >>> select_rows(model, X_test, 3)[1]  # doctest: +SKIP
     ['row 12', 'row 40', 'row 3']
     """
+    X = frame_from_arrow(X)  # as an array its columns would be taken by position, not by name
     n = len(X)
     if rows is None:
         positions = np.arange(n)
@@ -107,7 +109,7 @@ def explain_local(model, X, rows=None) -> list[AdditiveContribution] | list[Deci
     Parameters
     ----------
     model : fitted PrAM or PrDT.
-    X : DataFrame or 2-D array of rows.
+    X : DataFrame, Arrow table (polars, pyarrow) or 2-D array of rows.
     rows : which rows, as for :func:`select_rows` (default: all of X).
 
     Example

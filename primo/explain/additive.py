@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from primo.explain._values import plain
 from primo.explain.cautions import row_cautions
+from primo.models.encoding import frame_from_arrow
 
 
 @dataclass(frozen=True)
@@ -220,7 +221,7 @@ def explain_additive_rows(model, X: pd.DataFrame, labels: list[str]) -> list[Add
     Parameters
     ----------
     model : fitted PrAM.
-    X : the rows to explain (DataFrame with the model's features, or a 2-D array).
+    X : the rows to explain (DataFrame or Arrow table with the model's features, or a 2-D array).
     labels : one display label per row.
 
     Example
@@ -228,6 +229,7 @@ def explain_additive_rows(model, X: pd.DataFrame, labels: list[str]) -> list[Add
     >>> explain_additive_rows(pram, X_test.iloc[:2], ["row 0", "row 1"])[0].raw_score  # doctest: +SKIP
     """
     check_is_fitted(model, "ebm_")
+    X = frame_from_arrow(X)  # the features shown are read by column name, as the contributions are
     ebm = model.ebm_
     contributions = np.asarray(model.eval_terms(X), dtype=float)
     intercept = np.atleast_1d(np.asarray(ebm.intercept_, dtype=float))

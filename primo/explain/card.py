@@ -23,6 +23,7 @@ from sklearn import metrics as skm
 from sklearn.utils.validation import check_is_fitted
 
 from primo.explain._values import plain
+from primo.models.encoding import frame_from_arrow
 from primo.models.latency import batch_latency_us, single_row_latency_us
 
 logger = logging.getLogger(__name__)
@@ -142,7 +143,8 @@ def model_card(model, X=None, y=None, *, baselines=None, measure_latency: bool =
     Parameters
     ----------
     model : fitted Primo model.
-    X, y : optional evaluation data; metrics need both, latency needs X.
+    X, y : optional evaluation data (X: DataFrame, Arrow table such as polars or pyarrow, or array);
+        metrics need both, latency needs X.
     baselines : optional ``{name: fitted estimator, array of predictions on X, or Baseline}``
         compared with the model on the same metrics (and latency, for estimators).
     scored_on : what the rows X are, for the metrics table's ``scored on`` column (default: "the N
@@ -168,6 +170,8 @@ def model_card(model, X=None, y=None, *, baselines=None, measure_latency: bool =
         formula = (f"(1 + {model.n_interactions_} pair terms) × {model.max_bins} bins = {model.complexity_} "
                    f"({n_terms} terms in all)")
         training_rows = float(np.sum(model.ebm_.bin_weights_[0]))  # total training weight (= rows, unweighted)
+    # Once here: the latencies then time the model on the frame, not the conversion or rows taken by position.
+    X = frame_from_arrow(X)
     if y is not None and X is None:
         raise ValueError("y was given without X: metrics need the rows X that y belongs to")
     if X is not None and y is not None and len(X) != len(y):

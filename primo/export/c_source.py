@@ -76,8 +76,8 @@ def to_c(model, *, name: str = "primo_model", integer: bool = False, feature_sca
     integer : integer-only code for kernels; see :mod:`primo.export.quantize`.
     feature_scales, score_scale : integer mode's scales (``"auto"``: powers of ten per feature; 10^6 for
         scores, or the largest smaller power of ten under which they cannot overflow).
-    check_data : rows (array or DataFrame) on which integer mode counts predictions that differ from
-        the float model; the count is written into the header comment.
+    check_data : rows (array, DataFrame or Arrow table) on which integer mode counts predictions that
+        differ from the float model; the count is written into the header comment.
 
     Example
     -------

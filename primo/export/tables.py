@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from primo.models._base import check_is_fitted
-from primo.models.encoding import as_text
+from primo.models.encoding import as_text, frame_from_arrow
 
 #: The integer that stands for a missing value in integer mode (C: ``INT64_MIN``).
 INT_MISSING = np.iinfo(np.int64).min
@@ -596,7 +596,8 @@ def encode_categories(tables: TreeTables | AdditiveTables, X) -> np.ndarray:
     Parameters
     ----------
     tables : the model's tables (:func:`model_tables`).
-    X : array or DataFrame with the model's features, in its feature order (DataFrames by name).
+    X : array or DataFrame with the model's features, in its feature order (DataFrames and Arrow tables
+        such as polars or pyarrow by name).
 
     Unseen text categories become NaN (missing) for a PrDT and -1 (the unseen bin) for a PrAM, the
     rule every export follows (module docstring); booleans become 0/1; numeric columns are taken as
@@ -606,6 +607,8 @@ def encode_categories(tables: TreeTables | AdditiveTables, X) -> np.ndarray:
     -------
     >>> rows = encode_categories(model_tables(model), X_test)  # doctest: +SKIP
     """
+    # The rows every export check reads (integer_c's check_data, verify_export): an Arrow table by name.
+    X = frame_from_arrow(X)
     if isinstance(X, pd.DataFrame):
         missing = [n for n in tables.feature_names if n not in X.columns]
         if missing and X.shape[1] == tables.n_features:

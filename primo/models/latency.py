@@ -11,6 +11,8 @@ import time
 import numpy as np
 import pandas as pd
 
+from primo.models.encoding import frame_from_arrow
+
 
 def single_row_latency_us(predict, X, *, n_rows: int = 50, repeats: int = 3) -> float:
     """Median over rows of the best-of-``repeats`` time of ``predict`` on one row, in µs.
@@ -18,7 +20,8 @@ def single_row_latency_us(predict, X, *, n_rows: int = 50, repeats: int = 3) -> 
     Parameters
     ----------
     predict : callable taking a 2-D batch of one row (e.g. ``model.predict``).
-    X : array or DataFrame to draw rows from (the first ``n_rows``).
+    X : array, DataFrame or Arrow table (polars, pyarrow; rows drawn as DataFrames) to draw rows from
+        (the first ``n_rows``).
 
     Example
     -------
@@ -36,6 +39,7 @@ def single_row_timings_us(predict, X, *, n_rows: int = 50, repeats: int = 3) -> 
     >>> timings = single_row_timings_us(model.predict, X_test)  # doctest: +SKIP
     >>> np.median(timings), np.percentile(timings, 90)  # doctest: +SKIP
     """
+    X = frame_from_arrow(X)  # rows keep their column names (as an array, they would be matched by position)
     n_rows = min(n_rows, len(X))
     if n_rows == 0:
         raise ValueError("need at least one row to measure latency")

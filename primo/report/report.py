@@ -26,6 +26,7 @@ from primo.explain import (
 )
 from primo.io import atomic_write_bytes
 from primo.models._base import check_prediction_input
+from primo.models.encoding import frame_from_arrow
 
 logger = logging.getLogger(__name__)
 
@@ -131,7 +132,7 @@ def build(model, X=None, y=None, *, baselines=None, scored_on: str | None = None
     title : report title (default: "<ModelClass> interpretation report").
     local_rows : rows of X to explain one by one: an int n (n rows spread over the range of
         predictions), a sequence of row positions, a DataFrame of other rows to explain (its index
-        labels name them), or None/0 for none.
+        labels name them; an Arrow table such as polars or pyarrow: its row numbers), or None/0 for none.
     counterfactuals : counterfactual results to render (from :func:`primo.adjust.counterfactuals`
         or any object with ``neighbors``/``differences``/``term_deltas``), as a list or as a
         ``{label: result}`` dict.
@@ -154,6 +155,7 @@ def build(model, X=None, y=None, *, baselines=None, scored_on: str | None = None
     if y is not None:
         _check_report_target(model, X, y)
     card = model_card(model, X, y, baselines=baselines, measure_latency=measure_latency, scored_on=scored_on)
+    local_rows = frame_from_arrow(local_rows)  # other rows given as an Arrow table, not positions in X
     if isinstance(local_rows, pd.DataFrame):
         rows = check_prediction_input(model, local_rows)
         labels = [str(label) for label in rows.index]

@@ -1,9 +1,11 @@
 """PrAM explanations: shape functions are the model's own bins and scores; contributions add up."""
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.special import expit
 
-from primo.explain import explain_global, explain_local
+from primo import PrAMRegressor
+from primo.explain import explain_additive_rows, explain_global, explain_local
 
 
 def test_shape_functions_are_the_fitted_bins_and_scores(pram_regressor, clara):
@@ -52,3 +54,24 @@ def test_binary_classifier_scores_are_log_odds_of_the_second_class(pram_classifi
     for row, p in zip(rows, proba):
         assert expit(row.raw_score) == pytest.approx(p)
         assert row.probability == pytest.approx(p) and row.class_shown == pram_classifier.classes_[1]
+
+
+def test_arrow_table_is_explained_as_its_pandas_frame():
+    """A pyarrow Table with its columns in another order than the model's gives the rows, features and
+    contributions of its pandas frame; before, it was read as an array, by position (explain_local:
+    'column ... holds text'; explain_additive_rows: each feature shown with another column's value)."""
+    pa = pytest.importorskip("pyarrow")
+    from tests.primo.tables_any import housing
+
+    X, price = housing(n=200)
+    model = PrAMRegressor(max_rounds=100, outer_bags=1, n_jobs=1, random_state=0).fit(X, price)
+    rows = X[X.columns[::-1]].iloc[:20]
+    table = pa.Table.from_pandas(rows, preserve_index=False)
+    labels = [f"row {i}" for i in range(20)]
+    for got, expected in [(explain_local(model, table, rows=3), explain_local(model, rows, rows=3)),
+                          (explain_additive_rows(model, table, labels), explain_additive_rows(model, rows, labels))]:
+        assert [c.label for c in got] == [c.label for c in expected]
+        for mine, theirs in zip(got, expected):
+            assert pd.Series(mine.features).equals(pd.Series(theirs.features))  # missing distances included
+            pd.testing.assert_series_equal(mine.contributions, theirs.contributions)
+            assert mine.prediction == theirs.prediction

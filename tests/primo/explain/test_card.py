@@ -5,6 +5,7 @@ import pytest
 from sklearn.metrics import f1_score, mean_absolute_error
 
 from primo.explain import model_card
+from primo.models.latency import single_row_latency_us
 from primo.search import RandomSearch
 from primo.search.choice import ONE_STANDARD_ERROR_RULE
 from primo import PrDTRegressor
@@ -64,3 +65,30 @@ def test_card_rejects_inconsistent_input(prdt_regressor, clara):
         prdt_regressor.metadata_.pop("edits")
     with pytest.raises(TypeError, match="PrDT or PrAM"):
         model_card(pd.DataFrame())
+
+
+def test_card_reads_an_arrow_table_by_column_name():
+    """A pyarrow Table with its columns in another order than the model's gets the metrics of its pandas
+    frame, and latency is timed on its rows; before, the single-row timing took them by position
+    ('column ... holds text')."""
+    pa = pytest.importorskip("pyarrow")
+    from tests.primo.tables_any import housing
+
+    X, price = housing(n=200)
+    model = PrDTRegressor(random_state=0).fit(X, price)
+    rows = X[X.columns[::-1]]
+    card = model_card(model, pa.Table.from_pandas(rows, preserve_index=False), price)
+    expected = model_card(model, rows, price, measure_latency=False)
+    assert card.latency_us["single_row"] > 0 and card.eval_rows == len(rows)
+    pd.testing.assert_frame_equal(card.metrics[expected.metrics.columns], expected.metrics)
+
+
+def test_single_row_latency_draws_named_rows_from_an_arrow_table():
+    """Rows of a pyarrow Table keep their column names (before: arrays, matched by position, which failed)."""
+    pa = pytest.importorskip("pyarrow")
+    from tests.primo.tables_any import housing
+
+    X, price = housing(n=100)
+    model = PrDTRegressor(random_state=0).fit(X, price)
+    table = pa.Table.from_pandas(X[X.columns[::-1]], preserve_index=False)
+    assert single_row_latency_us(model.predict, table, n_rows=5, repeats=1) > 0

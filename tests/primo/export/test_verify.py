@@ -1,13 +1,14 @@
 """``primo export --verify``: the written file, run in its runtime, against the model on the user's rows."""
 import re
 
+import numpy as np
 import pandas as pd
 import pytest
 
 import primo
 from primo import PrAMRegressor, PrDTClassifier
 from primo.cli import main
-from primo.export import export_model, model_tables, quantize
+from primo.export import encode_categories, export_model, integer_c, model_tables, quantize
 from primo.export.runtimes import ExportRuntimeError, differing_rows, verify_export
 from tests.primo.helpers import clara_ms
 from tests.primo.tables_any import housing, housing_with_unseen
@@ -41,6 +42,23 @@ def test_text_categories_missing_and_unseen_values_verify_in_every_runtime(tmp_p
         path = export_model(model, fmt, tmp_path / f"m.{SUFFIXES[fmt]}", **({"name": "m"} if fmt in ("c", "onnx") else {}))
         check = verify_export(model, fmt, path, rows, name="m")
         assert check.ok and check.n_rows == 120, (fmt, check.summary())
+
+
+def test_arrow_table_is_encoded_checked_and_verified_by_column_name(tmp_path):
+    """A pyarrow Table (columns in another order than the model's; text, missing and unseen categories)
+    is encoded, checked in integer mode and verified as its pandas frame; before, encode_categories read
+    it as an array, by position ('feature ... must be numeric')."""
+    pa = pytest.importorskip("pyarrow")
+    X, price = housing(n=300)
+    model = PrDTClassifier(max_depth=6, random_state=0).fit(X, price > price.median())
+    rows = housing_with_unseen(n=120)
+    rows = rows[rows.columns[::-1]]
+    table = pa.Table.from_pandas(rows, preserve_index=False)
+    np.testing.assert_array_equal(encode_categories(model_tables(model), table),
+                                  encode_categories(model_tables(model), rows))
+    assert integer_c(model, check_data=table).report == integer_c(model, check_data=rows).report
+    check = verify_export(model, "json", export_model(model, "json", tmp_path / "m.json"), table)
+    assert check.ok and check.n_rows == 120
 
 
 def test_a_tampered_export_is_caught(clara_model):

@@ -113,6 +113,23 @@ def test_build_rejects_what_it_cannot_explain(prdt_classifier, linnos):
         build(prdt_classifier, X.rename(columns={"size_kb": "other"}))
 
 
+def test_local_rows_given_as_an_arrow_table():
+    """Rows to explain given as a pyarrow Table (columns in another order than the model's) are explained
+    as its pandas frame is; before, it was taken for row positions: a TypeError beside X, and without X
+    the report silently explained no row."""
+    pa = pytest.importorskip("pyarrow")
+    from primo import PrDTRegressor
+    from tests.primo.tables_any import housing
+
+    X, price = housing(n=200)
+    model = PrDTRegressor(max_depth=4, random_state=0).fit(X, price)
+    rows = X[X.columns[::-1]].iloc[:3]
+    report = build(model, local_rows=pa.Table.from_pandas(rows, preserve_index=False))
+    expected = build(model, local_rows=rows)
+    report.generated = expected.generated
+    assert len(report.local) == 3 and report.to_markdown() == expected.to_markdown()
+
+
 @pytest.mark.filterwarnings("ignore:For multiclass we cannot currently visualize pairs")
 def test_multiclass_pram_with_a_nominal_feature(clara):
     """One line per class in shape plots, one heatmap per class for pairs, categories as points."""
