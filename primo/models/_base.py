@@ -119,6 +119,11 @@ def _as_array(X, who: str) -> np.ndarray:
     return array
 
 
+#: How to get dense rows, where the sparse matrix came from (in a Pipeline, the preprocessing step).
+DENSE_ROWS = ("pass X.toarray() (in a Pipeline: ColumnTransformer(sparse_threshold=0) or "
+              "OneHotEncoder(sparse_output=False))")
+
+
 def _check_shape(n_rows: int, n_columns: int) -> None:
     if n_columns == 0:
         # scikit-learn's estimator checks look for this wording.
@@ -151,13 +156,17 @@ def _beyond_float32(values: np.ndarray) -> np.ndarray:
     return np.abs(values) > FLOAT32_MAX
 
 
-def _infinity_error(name: str, values: np.ndarray) -> InputError:
+def beyond_float32_text(values: np.ndarray) -> str:
+    """What ``values`` hold beyond float32's range, in words: ``infinity`` or ``values beyond float32's range``."""
     beyond = _beyond_float32(values)
-    what = "infinity" if np.isinf(values[beyond]).all() else f"values beyond float32's range (±{FLOAT32_MAX:.3g})"
+    return "infinity" if np.isinf(values[beyond]).all() else f"values beyond float32's range (±{FLOAT32_MAX:.3g})"
+
+
+def _infinity_error(name: str, values: np.ndarray) -> InputError:
     return InputError(
-        f"column {name!r} of X holds {what} at rows {_rows_text(beyond)}; a PrDT reads NaN as missing but cannot "
-        "read these (scikit-learn's trees work in float32): replace them with NaN, or clip or rescale the column to "
-        "finite float32 numbers", argument="X", column=name)
+        f"column {name!r} of X holds {beyond_float32_text(values)} at rows {_rows_text(_beyond_float32(values))}; "
+        "a PrDT reads NaN as missing but cannot read these (scikit-learn's trees work in float32): replace them with "
+        "NaN, or clip or rescale the column to finite float32 numbers", argument="X", column=name)
 
 
 def _check_cells_are_values(X: pd.DataFrame, kinds) -> None:
@@ -315,7 +324,7 @@ def check_training_input(model, X, y, sample_weight=None, *, classifier: bool, m
         check_no_dates_as_text(X)
     elif _is_sparse(X):
         if not accept_sparse:
-            raise InputTypeError(f"X is a sparse matrix, but {who} needs dense rows: pass X.toarray()", argument="X")
+            raise InputTypeError(f"X is a sparse matrix, but {who} needs dense rows: {DENSE_ROWS}", argument="X")
         n_rows, n_columns = X.shape
         _check_shape(n_rows, n_columns)
     else:

@@ -27,7 +27,9 @@ from sklearn.tree._tree import Tree
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from primo.models._base import PrimoModelMixin, _column_names, check_prediction_input, check_training_input
+from primo.errors import InputError, InputTypeError
+from primo.models._base import (PrimoModelMixin, _beyond_float32, _column_names, _is_sparse, _rows_text,
+                                DENSE_ROWS, beyond_float32_text, check_prediction_input, check_training_input)
 from primo.models.encoding import category_split, encode_table, fit_vocabularies, needs_encoding
 from primo.models._pruning import PruningPath
 from primo.validation import validate_tree_state
@@ -36,8 +38,11 @@ from primo.validation import validate_tree_state
 class _PrDTMixin(PrimoModelMixin):
     def _check_training_input(self, X, y, sample_weight=None):
         """``fit``'s checks of its input (a search runs them once, before any trial)."""
-        return check_training_input(self, X, y, sample_weight, classifier=is_classifier(self), multi_output=True,
-                                    accept_sparse=True, text_in_arrays=False)
+        X = check_training_input(self, X, y, sample_weight, classifier=is_classifier(self), multi_output=True,
+                                 accept_sparse=True, text_in_arrays=False)
+        if _is_sparse(X):
+            _check_sparse_cells(X, _column_names(None, X.shape[1]))
+        return X
 
     def fit(self, X, y, sample_weight=None, check_input=True):
         """Grow the full tree, prune it with ``ccp_alpha``; returns ``self``.
@@ -82,6 +87,13 @@ class _PrDTMixin(PrimoModelMixin):
 
     def _encode_checked(self, X):
         vocabularies = getattr(self, "categories_", {})
+        if _is_sparse(X):  # the shared checks stop at a sparse matrix's shape
+            if vocabularies:
+                names = [self.feature_names_[j] for j in sorted(vocabularies)]
+                raise InputTypeError(f"X is a sparse matrix, but {type(self).__name__} reads {names} as text "
+                                     "categories: pass a DataFrame", argument="X", column=names[0])
+            _check_sparse_cells(X, self.feature_names_)
+            return X
         if not vocabularies and not needs_encoding(X):
             return X  # numeric input goes to scikit-learn untouched
         if not isinstance(X, pd.DataFrame):
@@ -352,6 +364,15 @@ class PrDTRegressor(_PrDTMixin, DecisionTreeRegressor):
             random_state=random_state,
         )
 
+    def _compute_partial_dependence_recursion(self, grid, target_features):
+        # scikit-learn's partial dependence ("recursion", its default for regression trees) walks tree_ with
+        # the grid's own values: a categorical feature's grid holds text, its splits the category codes.
+        vocabularies = {i: self.categories_[j] for i, j in enumerate(np.asarray(target_features).tolist())
+                        if j in self.categories_}
+        if vocabularies:
+            grid = encode_table(pd.DataFrame(np.asarray(grid, dtype=object)), vocabularies).to_numpy()
+        return super()._compute_partial_dependence_recursion(grid, target_features)
+
 
 def smooth_class_frequencies(tree: Tree, pseudo_rows: float, monotonic_cst=None) -> None:
     """Laplace-smooth the class fractions of every node of a classification ``tree`` in place.
@@ -437,6 +458,27 @@ def _warn_float32_merges(X) -> None:
         warnings.warn(f"a PrDT reads X in float32, which cannot tell apart many values of {', '.join(merged)}: the "
                       "tree cannot split between them; subtract an offset (e.g. the first timestamp) or rescale",
                       UserWarning, stacklevel=3)
+
+
+def _check_sparse_cells(X, names: list[str]) -> None:
+    """NaN or values beyond float32 stored in a sparse ``X``, named by column and rows: scikit-learn's trees
+    read NaN as missing in dense X only (their own error says the model takes no NaN at all)."""
+    if X.dtype.kind != "f":
+        return
+    cells = X.tocoo()
+    bad = np.isnan(cells.data) | _beyond_float32(cells.data)
+    if not bad.any():
+        return
+    j = int(cells.col[bad].min())
+    column = np.zeros(X.shape[0])
+    column[cells.row[cells.col == j]] = cells.data[cells.col == j]
+    if np.isnan(column).any():
+        raise InputError(f"column {names[j]!r} of sparse X holds NaN at rows {_rows_text(np.isnan(column))}; "
+                         f"scikit-learn's trees read NaN as missing in dense X only: {DENSE_ROWS}, or fill them in",
+                         argument="X", column=names[j])
+    raise InputError(f"column {names[j]!r} of sparse X holds {beyond_float32_text(column)} at rows "
+                     f"{_rows_text(_beyond_float32(column))}; a PrDT cannot read them (scikit-learn's trees work in "
+                     "float32): clip or rescale the column to finite float32 numbers", argument="X", column=names[j])
 
 
 def _features_with_missing(X) -> list[int]:

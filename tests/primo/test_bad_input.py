@@ -111,6 +111,21 @@ def predict_with(make_X, method="predict"):
     return call
 
 
+def predict_numeric_with(make_X):
+    """A predict of the family fit on the numeric columns only, as an array (sparse rows carry no text)."""
+    def call(ctx):
+        model, X = ctx.fresh().fit(ctx.X[["a", "b"]].to_numpy(), ctx.y), make_X(ctx)
+        return (lambda: model.predict(X)), [X, model]
+    return call
+
+
+def _sparse_with(X, row, value):
+    """Columns a and b as a sparse matrix, with ``value`` stored in column b (x1) at ``row``."""
+    values = X[["a", "b"]].to_numpy(copy=True)
+    values[row, 1] = value
+    return scipy.sparse.csr_matrix(values)
+
+
 def _with_value(X, column, row, value):
     """A copy of ``X`` with one cell replaced (the column becomes object dtype for non-floats)."""
     cells = X[column].tolist()
@@ -137,6 +152,10 @@ CASES = [
     Case("fit_X_sparse_pram", PRAM, fit_with(lambda c: (scipy.sparse.csr_matrix(np.ones((len(c.y), 2))), c.y, {})),
          InputTypeError, "sparse", "X"),
     # ---- X at fit: values
+    Case("fit_X_sparse_nan_prdt", PRDT, fit_with(lambda c: (_sparse_with(c.X, 2, np.nan), c.y, {})), InputError,
+         "column 'x1' of sparse X holds NaN at rows \\[2\\]; .* dense X only: pass X.toarray\\(\\)", "X", "x1"),
+    Case("fit_X_sparse_inf_prdt", PRDT, fit_with(lambda c: (_sparse_with(c.X, 3, -np.inf), c.y, {})), InputError,
+         "column 'x1' of sparse X holds infinity at rows \\[3\\]", "X", "x1"),
     Case("fit_X_inf_column_prdt", PRDT, fit_with(lambda c: (_with_value(c.X, "b", 2, np.inf), c.y, {})), InputError,
          "column 'b' of X holds infinity at rows \\[2\\]", "X", "b"),
     Case("fit_X_minus_inf_array_prdt", PRDT, fit_with(lambda c: (np.c_[c.X[["a"]].to_numpy(), np.r_[-np.inf, c.X["b"][1:]]],
@@ -223,6 +242,11 @@ CASES = [
     Case("predict_beyond_float32_array_prdt", PRDT, predict_with(lambda c: np.c_[c.X[["a", "b"]].to_numpy(), np.zeros(24)]
                                                                  * np.r_[1e300, np.ones(23)][:, None]),
          InputError, "column 'a' of X holds values beyond float32's range .* at rows \\[0\\]", "X", "a"),
+    Case("predict_sparse_nan_prdt", PRDT, predict_numeric_with(lambda c: _sparse_with(c.X, 5, np.nan)), InputError,
+         "column 'x1' of sparse X holds NaN at rows \\[5\\]", "X", "x1"),
+    Case("predict_sparse_rows_for_text_categories_prdt", PRDT,
+         predict_with(lambda c: scipy.sparse.csr_matrix(np.ones((3, 3)))), InputTypeError,
+         "X is a sparse matrix, but .* reads \\['kind'\\] as text categories: pass a DataFrame", "X", "kind"),
     Case("predict_proba_missing_column", CLASSIFIERS, predict_with(lambda c: c.X[["a"]], "predict_proba"),
          ColumnMismatchError, "missing \\['b', 'kind'\\]", "X", "b"),
     # ---- adjust

@@ -4,6 +4,7 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
+from sklearn.inspection import partial_dependence
 from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -140,6 +141,19 @@ def test_clone_pipeline_and_cross_val_score(estimator, data_dir):
     scores = cross_val_score(make_pipeline(StandardScaler(), estimator), X, y, cv=3,
                              scoring="neg_mean_absolute_error")
     assert scores.shape == (3,) and np.all(-scores < 5.0)
+
+
+def test_prdt_partial_dependence_of_a_text_column_by_recursion():
+    """scikit-learn's default partial dependence of a regression tree walks tree_ with the grid's text."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"b": rng.uniform(0, 1, 90), "city": np.array(["Lyon", "Nice", "Paris"])[np.arange(90) % 3]})
+    y = X["city"].map({"Lyon": 1.0, "Nice": 3.0, "Paris": 2.0}).to_numpy()
+    tree = PrDTRegressor(random_state=0).fit(X, y)
+    alone = partial_dependence(tree, X, ["city"], categorical_features=["city"])
+    assert alone["grid_values"][0].tolist() == ["Lyon", "Nice", "Paris"]
+    np.testing.assert_allclose(alone["average"], [[1.0, 3.0, 2.0]])
+    both = partial_dependence(tree, X, ["b", "city"], categorical_features=["city"], grid_resolution=4)
+    np.testing.assert_allclose(both["average"][0], np.tile([1.0, 3.0, 2.0], (4, 1)))
 
 
 def test_prdt_classifier_smooths_leaf_probabilities_and_keeps_decisions(data_dir):
