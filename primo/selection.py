@@ -50,8 +50,10 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import scipy.sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, RegressorMixin, clone, is_classifier
 from sklearn.utils import check_random_state
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from primo.errors import InputError
@@ -134,6 +136,13 @@ def _warn_if_trivial(trial, loss_name: str, classifier: bool, median_trees: bool
     else:
         message += "(the mean of y); the features may not carry what the models can use"
     warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def _offered(auto, method: str) -> bool:
+    """Whether the selected model has ``method``; before fitting, whether any family's model has it."""
+    if hasattr(auto, "best_estimator_"):
+        return hasattr(auto.best_estimator_, method)
+    return any(hasattr(auto._families[family], method) for family in auto.families if family in auto._families)
 
 
 class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
@@ -224,7 +233,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         self._check_limits()
         # Named after this estimator, before any family sees y.
         check_target(self, y, X.shape[0] if hasattr(X, "shape") else len(X), classifier=is_classifier(self),
-                     multi_output=True)
+                     multi_output=False)  # PrAM and every export predict one target
         self._start = time.perf_counter()
         self.searches_, self.candidates_ = {}, {}
         pools, failed, refusals = {}, {}, []
@@ -311,6 +320,11 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         if hasattr(self.best_estimator_, "classes_"):
             self.classes_ = self.best_estimator_.classes_
         self.n_features_in_ = self.best_estimator_.n_features_in_
+        names = getattr(self.best_estimator_, "feature_names_in_", None)
+        if names is not None:  # what a Pipeline or GridSearchCV reads off its last step
+            self.feature_names_in_ = names
+        elif hasattr(self, "feature_names_in_"):  # refit on an array after a DataFrame
+            del self.feature_names_in_
         return self
 
     def _best_relative_loss(self, pool: pd.DataFrame) -> float:
@@ -396,7 +410,8 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
 
         tables = model_tables(model)
         fast_predict = compile_python(tables)
-        rows = encode_categories(tables, X)
+        timed = X.iloc[:LATENCY_ROWS] if isinstance(X, pd.DataFrame) else X[:LATENCY_ROWS]  # only these are timed
+        rows = encode_categories(tables, timed.toarray() if scipy.sparse.issparse(timed) else timed)
         self.candidates_[family] = model
         timings = single_row_timings_us(lambda row: fast_predict(row[0]), rows, n_rows=LATENCY_ROWS)
         return self._report_row(family, trial, model, timings, within=within, within_limits=within_limits)
@@ -465,6 +480,11 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
             "reason": "; ".join(failures),
         }
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # both families read NaN as missing
+        return tags
+
     def predict(self, X):
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.predict(X)
@@ -519,6 +539,12 @@ class PrimoClassifier(ClassifierMixin, _PrimoAutoBase):
     def predict_proba(self, X):
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.predict_proba(X)
+
+    @available_if(lambda self: _offered(self, "decision_function"))
+    def decision_function(self, X):
+        """The selected model's decision function (a PrAM's log-odds; a PrDT has none)."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.decision_function(X)
 
 
 class PrimoRegressor(RegressorMixin, _PrimoAutoBase):

@@ -227,3 +227,33 @@ def test_a_pram_search_far_behind_the_tree_stops_after_its_default():
     additive = PrimoRegressor(random_state=0, n_trials=3, n_jobs=1, progress=False,
                               family_params={"pram": {"max_rounds": 200}}).fit(X[:200], 3 * X[:200, 0] + X[:200, 1] ** 2)
     assert additive.searches_["pram"].stopped_ is None and len(additive.searches_["pram"].trials_) > 1
+
+
+def test_automatic_selection_behaves_as_a_scikit_learn_meta_estimator():
+    """Feature names, decision_function and tags follow the selected model, as scikit-learn's meta-estimators
+    do; a 2-D target is refused before any search; sparse rows leave the family that reads them."""
+    import numpy as np
+    import pandas as pd
+    import scipy.sparse
+    from sklearn.utils import get_tags
+
+    from primo.errors import InputError
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=150), "b": rng.normal(size=150)})
+    labels = (X["a"] + 0.3 * rng.normal(size=150) > 0).astype(int)
+    cheap = {"pram": {"max_rounds": 50, "outer_bags": 1, "n_jobs": 1}}
+    pram = PrimoClassifier(families=("pram",), n_trials=1, family_params=cheap, n_jobs=1, progress=False,
+                           random_state=0).fit(X, labels)
+    assert list(pram.feature_names_in_) == ["a", "b"] and get_tags(pram).input_tags.allow_nan
+    np.testing.assert_allclose(pram.decision_function(X), pram.best_estimator_.decision_function(X))
+    tree = PrimoClassifier(families=("prdt",), n_jobs=1, progress=False, random_state=0).fit(X, labels)
+    assert not hasattr(tree, "decision_function")  # a PrDT has none, as scikit-learn's trees
+    tree.fit(X.to_numpy(), labels)
+    assert not hasattr(tree, "feature_names_in_")  # refit on an array: the names are gone with the model
+    with pytest.raises(InputError, match=r"y has shape \(150, 2\)"):
+        PrimoRegressor(progress=False).fit(X, np.c_[X["a"], X["b"]])
+    with pytest.warns(UserWarning, match="pram: .*sparse"):
+        sparse = PrimoRegressor(family_params=cheap, n_trials=1, n_jobs=1, progress=False,
+                                random_state=0).fit(scipy.sparse.csr_matrix(X.to_numpy()), X["a"].to_numpy())
+    assert sparse.best_family_ == "prdt"
