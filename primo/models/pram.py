@@ -42,6 +42,7 @@ from __future__ import annotations
 import copy
 import math
 import numbers
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -55,6 +56,12 @@ from primo.errors import InputError
 from primo.models._base import PrimoModelMixin, check_prediction_input, check_training_input
 from primo.models.encoding import CATEGORICAL, dtype_kind
 from primo.validation import validate_additive_state
+
+#: interpret's fit warnings about its own plots, whose advice misleads here: Primo's explanations and reports
+#: show a term's missing bin and its contribution (interpret's say to encode NaN as -1000 instead) and a
+#: multiclass model's pair terms (interpret's say to set interactions=0).
+INTERPRET_PLOT_WARNINGS = ("Missing values detected. Our visualizations do not currently display missing values",
+                           "For multiclass we cannot currently visualize pairs")
 
 #: Share of each cross-fitted bag's training rows kept for early stopping (interpret's own default).
 EARLY_STOPPING_FRACTION = 0.15
@@ -268,7 +275,10 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         _check_post_fit(max_pieces=self.max_pieces, max_terms=self.max_terms)
         ebm = self._make_ebm(feature_names, self.outer_bags if bags is None else bags.shape[1],
                              _text_as_nominal(X_fit))
-        ebm.fit(X_fit, y, sample_weight=sample_weight, bags=bags)
+        with warnings.catch_warnings():
+            for message in INTERPRET_PLOT_WARNINGS:
+                warnings.filterwarnings("ignore", message=message, category=UserWarning)
+            ebm.fit(X_fit, y, sample_weight=sample_weight, bags=bags)
         if self.max_terms is not None:
             keep_terms(ebm, int(self.max_terms))
         if self.max_pieces is not None:

@@ -366,7 +366,6 @@ def test_pram_reads_infinity_beyond_every_bin_edge(family):
     assert FAMILIES[family]().fit(pd.DataFrame(X_inf, columns=["x0", "x1"]), y).predict(frame).shape == (4,)
 
 
-@pytest.mark.filterwarnings("ignore:Missing values detected")
 @pytest.mark.parametrize("family", ALL)
 def test_missing_values_are_accepted_at_fit_and_predict(family):
     X = _table()
@@ -401,7 +400,6 @@ def test_pram_drops_zero_weight_rows_without_touching_the_callers_weights():
     np.testing.assert_array_equal(weights, kept)
 
 
-@pytest.mark.filterwarnings("ignore:Missing values detected")
 @pytest.mark.parametrize("family", ALL)
 def test_a_successful_fit_and_predict_leave_the_callers_data_as_it_was(family):
     X = _table().assign(flag=lambda t: t["a"] > 0.5)

@@ -298,3 +298,20 @@ def test_pram_simplification_handles_categories_missing_values_and_classes():
     assert small.size_ < model.size_
     np.testing.assert_allclose(small.predict_proba(X).sum(axis=1), 1.0)
     assert (small.predict(X) == y).mean() > 0.8
+
+
+def test_pram_does_not_repeat_interprets_advice_about_its_own_plots():
+    """interpret warns that its plots hide missing values and multiclass pairs; Primo's explanations show both
+    (the missing bin's score, one pair heatmap per class), so a PrAM fit stays quiet about them."""
+    import warnings
+
+    from primo.explain import explain_global
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3))
+    X[::9, 0] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = PrAMClassifier(max_rounds=30, outer_bags=1, n_jobs=1).fit(X, np.arange(120) % 3)
+    terms = explain_global(model).terms
+    assert terms[0].missing_score is not None and any(len(term.features) == 2 for term in terms)

@@ -130,7 +130,6 @@ def test_local_rows_given_as_an_arrow_table():
     assert len(report.local) == 3 and report.to_markdown() == expected.to_markdown()
 
 
-@pytest.mark.filterwarnings("ignore:For multiclass we cannot currently visualize pairs")
 def test_multiclass_pram_with_a_nominal_feature(clara):
     """One line per class in shape plots, one heatmap per class for pairs, categories as points."""
     from primo import PrAMClassifier
