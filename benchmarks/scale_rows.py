@@ -38,7 +38,6 @@ import resource
 import subprocess
 import sys
 import time
-import warnings
 
 import pandas as pd
 
@@ -121,9 +120,6 @@ def scaling(table: pd.DataFrame) -> list[str]:
 
 
 def main() -> None:
-    # interpret warns on every fit that its plots omit missing values; worker processes inherit this.
-    os.environ.setdefault("PYTHONWARNINGS", "ignore:Missing values detected:UserWarning")
-    warnings.filterwarnings("ignore", message="Missing values detected")
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000, 10_000_000])
     parser.add_argument("--models", nargs="+", choices=MODELS, default=list(MODELS))

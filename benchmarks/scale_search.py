@@ -22,7 +22,6 @@ import argparse
 import json
 import os
 import time
-import warnings
 
 import pandas as pd
 
@@ -47,9 +46,6 @@ def run_search(model: str, X, y, trials: int, n_jobs: int | None) -> tuple[float
 
 
 def main() -> None:
-    # interpret warns on every fit that its plots omit missing values; worker processes inherit this.
-    os.environ.setdefault("PYTHONWARNINGS", "ignore:Missing values detected:UserWarning")
-    warnings.filterwarnings("ignore", message="Missing values detected")
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", choices=list(MODELS), default="pram")
     parser.add_argument("--rows", type=int, default=10_000)

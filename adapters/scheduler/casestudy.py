@@ -1015,7 +1015,6 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings(**{**asdict(settings), "budget": settings.budget, **overrides})
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     logging.getLogger("interpret").setLevel(logging.WARNING)
-    warnings.filterwarnings("ignore", message="Missing values detected")
     warnings.filterwarnings("ignore", module="skopt")
     run(args.data_dir, args.out, settings, jobs=args.jobs, format=args.format, holidays=tuple(args.holidays),
         parts=args.parts)

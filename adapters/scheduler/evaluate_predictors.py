@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import warnings
 
 import pandas as pd
 
@@ -96,8 +95,6 @@ def main(argv=None) -> None:
     parser.add_argument("--n-jobs", type=int, default=1, help="threads per model")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    # interpret warns that its plots omit missing values; the history features are NaN by design
-    warnings.filterwarnings("ignore", message="Missing values detected")
     data_dir = resolve_data_dir(args.data_dir)
     models = tuple(m for m in args.models.split(",") if m)
     parts = set(args.only.split(","))

@@ -36,7 +36,6 @@ import argparse
 import json
 import logging
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -274,7 +273,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     logging.getLogger("interpret").setLevel(logging.WARNING)
-    warnings.filterwarnings("ignore", message="Missing values detected")
     paths = args.jobs or casestudy.find_job_logs(resolve_data_dir(args.data_dir))
     run(paths, args.variants, args.out, selections=args.selection, months_back=args.months_back)
     return 0

@@ -161,7 +161,6 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     logging.getLogger("interpret").setLevel(logging.WARNING)
-    warnings.filterwarnings("ignore", message="Missing values detected")
     warnings.filterwarnings("ignore", module="skopt")
     result = search_knobs(args.data_dir, args.models, jobs_path=args.jobs, n_calls=args.calls, max_jobs=args.max_jobs)
     text = json.dumps(result, indent=2, default=float)

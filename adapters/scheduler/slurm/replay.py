@@ -1171,7 +1171,6 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     logging.getLogger("interpret").setLevel(logging.WARNING)
-    warnings.filterwarnings("ignore", message="Missing values detected")
     warnings.filterwarnings("ignore", module="skopt")
     if args.slurm_setup:
         if not args.log:
