@@ -29,6 +29,7 @@ _ATTRIBUTES = {
     "InputError": "primo.errors",
     "ColumnMismatchError": "primo.errors",
     "InputTypeError": "primo.errors",
+    "InputWarning": "primo.errors",
     "parallel_backend": "primo.parallel",
     "map_jobs": "primo.parallel",
 }

@@ -35,3 +35,9 @@ class ColumnMismatchError(InputError):
 
 class InputTypeError(InputError, TypeError):
     """An argument of the wrong kind: ``None`` for data, a sparse matrix where rows must be dense, not a model."""
+
+
+class InputWarning(UserWarning):
+    """Data Primo can fit but that will likely not do what the user expects (an identifier column, values
+    float32 cannot tell apart); a search gives it once, before its trials, and does not count it among the
+    libraries' warnings it summarises."""

@@ -27,7 +27,7 @@ from sklearn.tree._tree import Tree
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from primo.errors import InputError, InputTypeError
+from primo.errors import InputError, InputTypeError, InputWarning
 from primo.models._base import (PrimoModelMixin, _beyond_float32, _column_names, _is_sparse, _rows_text,
                                 DENSE_ROWS, beyond_float32_text, check_prediction_input, check_training_input)
 from primo.models.encoding import category_split, encode_table, fit_vocabularies, needs_encoding
@@ -457,7 +457,7 @@ def _warn_float32_merges(X) -> None:
     if merged:
         warnings.warn(f"a PrDT reads X in float32, which cannot tell apart many values of {', '.join(merged)}: the "
                       "tree cannot split between them; subtract an offset (e.g. the first timestamp) or rescale",
-                      UserWarning, stacklevel=3)
+                      InputWarning, stacklevel=3)
 
 
 def _check_sparse_cells(X, names: list[str]) -> None:

@@ -120,6 +120,7 @@ from skopt.space import Categorical, Integer, Space
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
+from primo.errors import InputWarning
 from primo.models._base import check_target
 from primo.models.encoding import frame_from_arrow
 from primo.models.pram import fold_bags
@@ -250,8 +251,9 @@ def summarize_trial(folds: list[dict]) -> dict:
 
 
 def warning_texts(caught) -> list[str]:
-    """``Category: message`` of each caught warning (how searches count and summarise them)."""
-    return [f"{w.category.__name__}: {w.message}" for w in caught]
+    """``Category: message`` of each caught warning (how searches count and summarise them), but Primo's own
+    :class:`~primo.errors.InputWarning`, which the search gave once before its trials."""
+    return [f"{w.category.__name__}: {w.message}" for w in caught if not issubclass(w.category, InputWarning)]
 
 
 def fit_on_rows(estimator, params: dict, X, y, sample_weight, rows):

@@ -315,3 +315,36 @@ def test_pram_does_not_repeat_interprets_advice_about_its_own_plots():
         model = PrAMClassifier(max_rounds=30, outer_bags=1, n_jobs=1).fit(X, np.arange(120) % 3)
     terms = explain_global(model).terms
     assert terms[0].missing_score is not None and any(len(term.features) == 2 for term in terms)
+
+
+@pytest.mark.parametrize("family", [PrDTRegressor, PrAMRegressor])
+def test_an_identifier_column_is_warned_about_by_name(family):
+    """A text column with a value per row (a name, an id, free text) fits, but as categories its values are unseen
+    on new rows: the user hears which column; a column of a few categories is not mentioned."""
+    import warnings
+
+    from primo.errors import InputWarning
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=120), "city": rng.choice(["Paris", "Lyon"], 120),
+                      "name": [f"house {i}" for i in range(120)]})
+    params = {"max_rounds": 30, "outer_bags": 1, "n_jobs": 1} if family is PrAMRegressor else {}
+    with pytest.warns(InputWarning, match=r"'name' \(120 distinct values in 120 rows\) look like identifiers"):
+        family(**params).fit(X, X["a"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        family(**params).fit(X.drop(columns="name"), X["a"])
+
+
+def test_a_search_gives_an_input_warning_once_and_does_not_count_it_as_a_librarys():
+    from primo.errors import InputWarning
+    from primo.search import BayesianSearch
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=120), "name": [f"house {i}" for i in range(120)]})
+    search = BayesianSearch(PrAMRegressor(max_rounds=30, outer_bags=1, n_jobs=1), n_trials=3, cv=3, n_jobs=1,
+                            progress=False, random_state=0)
+    with pytest.warns(InputWarning) as caught:
+        search.fit(X, X["a"])
+    assert sum(issubclass(w.category, InputWarning) for w in caught) == 1
+    assert not any("identifiers" in message for message in search.warnings_)
