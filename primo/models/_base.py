@@ -386,13 +386,22 @@ def _numeric_frame_values(model, X: pd.DataFrame, known) -> np.ndarray | None:
     return values
 
 
+def _warn_without_names(known, who: str) -> None:
+    """scikit-learn's warning, in its words, when a model fit on named columns is given rows without names
+    (taken by position, in the fitted order). After the shape checks: a wrong width is an error alone."""
+    if known is not None:
+        warnings.warn(f"X does not have valid feature names, but {who} was fitted with feature names", UserWarning,
+                      stacklevel=3)
+
+
 def check_prediction_input(model, X, *, numeric_frames_as_arrays: bool = False):
     """Check X against what the model was fit on, naming the problem when it does not match.
 
     DataFrame columns are matched by name (as text), in any order: the result has the model's column
     order, with Arrow-backed columns and ``object`` columns of numbers NumPy-backed
     (:func:`~primo.models.encoding.plain_columns`); a missing, unknown or duplicated column is a
-    :class:`~primo.errors.ColumnMismatchError`. Other input is returned as it was given. NaN is a missing value; dates, text in a column the model
+    :class:`~primo.errors.ColumnMismatchError`. Other input is returned as it was given (with scikit-learn's
+    ``UserWarning`` when the model was fit on named columns). NaN is a missing value; dates, text in a column the model
     reads as numbers, and infinity for a family that cannot read it (PrDT) are errors naming the column.
 
     ``numeric_frames_as_arrays``: a DataFrame that is already in the model's column order with only
@@ -439,12 +448,14 @@ def check_prediction_input(model, X, *, numeric_frames_as_arrays: bool = False):
             raise ColumnMismatchError(f"X has {n_columns} features, but {who} is expecting {expected} features as input",
                                       argument="X")
         _check_shape(n_rows, n_columns)
+        _warn_without_names(known, who)
         return X
     array = _as_array(X, who)
     if array.shape[1] != expected:
         raise ColumnMismatchError(
             f"X has {array.shape[1]} features, but {who} is expecting {expected} features as input", argument="X")
     _check_shape(*array.shape)
+    _warn_without_names(known, who)
     if array.dtype.kind in "iub" or (array.dtype.kind == "f" and (model._accepts_infinity or not _beyond_float32(array).any())):
         return X  # plain numbers: nothing left to check (column names are built only for an error)
     _check_array_values(array, _column_names(model, expected), model._features_read_as_numbers(),

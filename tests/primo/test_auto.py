@@ -257,3 +257,25 @@ def test_automatic_selection_behaves_as_a_scikit_learn_meta_estimator():
         sparse = PrimoRegressor(family_params=cheap, n_trials=1, n_jobs=1, progress=False,
                                 random_state=0).fit(scipy.sparse.csr_matrix(X.to_numpy()), X["a"].to_numpy())
     assert sparse.best_family_ == "prdt"
+
+
+def test_automatic_selection_warns_about_rows_without_names_as_scikit_learn_does():
+    """Fit on named columns, predicted on an array: the selected model's warning (as GridSearchCV's), once."""
+    import warnings
+
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=150), "b": rng.normal(size=150)})
+    auto = PrimoRegressor(families=("prdt",), n_jobs=1, progress=False, random_state=0).fit(X, X["a"])
+    with pytest.warns(UserWarning, match="X does not have valid feature names, but PrDTRegressor was fitted") as caught:
+        auto.predict(X.to_numpy()[:5])
+    assert len([w for w in caught if "valid feature names" in str(w.message)]) == 1
+    classifier = PrimoClassifier(families=("prdt",), n_jobs=1, progress=False, random_state=0).fit(X, X["a"] > 0)
+    with pytest.warns(UserWarning, match="X does not have valid feature names"):
+        classifier.predict_proba(X.to_numpy()[:5])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        auto.predict(X[["b", "a"]][:5])
+        classifier.predict(X[:5])

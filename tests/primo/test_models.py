@@ -348,3 +348,30 @@ def test_a_search_gives_an_input_warning_once_and_does_not_count_it_as_a_library
         search.fit(X, X["a"])
     assert sum(issubclass(w.category, InputWarning) for w in caught) == 1
     assert not any("identifiers" in message for message in search.warnings_)
+
+
+@pytest.mark.parametrize("family", [PrDTClassifier, PrAMClassifier])
+def test_rows_without_names_are_warned_about_as_scikit_learn_does(family):
+    """A model fit on named columns reads an array by position: scikit-learn's UserWarning, in its words, from
+    every prediction method; named rows (in any order) and a model fit on an array stay quiet; a wrong width is
+    an error alone."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=120), "b": rng.normal(size=120)})
+    y = (X["a"] > 0).astype(int)
+    params = {"max_rounds": 30, "outer_bags": 1, "n_jobs": 1} if family is PrAMClassifier else {}
+    model = family(**params).fit(X, y)
+    methods = [model.predict, model.predict_proba] + ([model.decision_function] if family is PrAMClassifier else [])
+    expected = f"X does not have valid feature names, but {family.__name__} was fitted with feature names"
+    for method in methods:
+        with pytest.warns(UserWarning, match=expected):
+            method(X.to_numpy()[:5])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for method in methods:
+            method(X[:5])
+            method(X[["b", "a"]][:5])
+        with pytest.raises(ValueError, match="X has 1 features"):
+            model.predict(X.to_numpy()[:5, :1])
+        family(**params).fit(X.to_numpy(), y).predict(X.to_numpy()[:5])

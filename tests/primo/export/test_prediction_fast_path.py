@@ -42,7 +42,8 @@ def test_fast_path_predictions_equal_the_libraries(clara):
         row = X.iloc[[i]]
         np.testing.assert_array_equal(pram.predict(row), pram.ebm_.predict(row))
         np.testing.assert_array_equal(tree.predict(row), tree.predict(row[row.columns[::-1]]))
-        np.testing.assert_array_equal(tree.predict_proba(row), tree.predict_proba(row.to_numpy()))
+        with pytest.warns(UserWarning, match="valid feature names"):  # an array on purpose: read by position
+            np.testing.assert_array_equal(tree.predict_proba(row), tree.predict_proba(row.to_numpy()))
     np.testing.assert_array_equal(pram.predict(X), pram.ebm_.predict(X))
     np.testing.assert_array_equal(tree.apply(X), tree.tree_.apply(X.to_numpy(dtype=np.float32)))
 
@@ -53,7 +54,7 @@ def test_fast_path_still_refuses_what_the_full_path_refuses(clara):
     infinite = row.assign(A_i=np.inf)
     with pytest.raises(InputError, match="A_i"):
         tree.predict(infinite)  # PrDT cannot read infinity, in a frame or an array
-    with pytest.raises(InputError, match="A_i"):
+    with pytest.raises(InputError, match="A_i"), pytest.warns(UserWarning, match="valid feature names"):
         tree.predict(infinite.to_numpy())
     assert np.isfinite(pram.predict(infinite)).all()  # PrAM reads it, beyond every edge
     with pytest.raises(ValueError, match="float32"):
