@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from primo.io import atomic_write_bytes
+from primo.models.encoding import frame_from_arrow
 
 #: Separators a text table may use; the one in use is sniffed from its first lines (Excel writes ';' in
 #: locales whose decimal mark is a comma).
@@ -105,9 +106,11 @@ def split_target(table: pd.DataFrame, target: str) -> tuple[pd.DataFrame, pd.Ser
     return table.drop(columns=[target]), table[target]
 
 
-def model_inputs(model, table: pd.DataFrame):
-    """The model's feature columns of ``table`` in the model's order (all columns, as an array, for
-    a model fit without names); extra columns are ignored, missing ones named in the error."""
+def model_inputs(model, table):
+    """The model's feature columns of ``table`` (a DataFrame, or an Arrow table: pyarrow, polars) in the
+    model's order (all columns, as an array, for a model fit without names); extra columns are ignored,
+    missing ones named in the error."""
+    table = frame_from_arrow(table)
     names = getattr(model, "feature_names_in_", None)
     if names is None:
         return table.to_numpy()

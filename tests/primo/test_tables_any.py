@@ -382,3 +382,22 @@ def test_arrow_tables_keep_their_column_names_and_kinds():
     auto = primo.PrimoRegressor(n_trials=2, family_params=cheap, random_state=0, n_jobs=1, progress=False).fit(table, y)
     assert list(auto.best_estimator_.feature_names_in_) == list(X.columns)
     np.testing.assert_allclose(auto.predict(table), auto.predict(X), rtol=1e-12)
+
+
+def test_model_inputs_reads_an_arrow_table(table, regressor):
+    """The CLI's column selection takes a pyarrow Table as a DataFrame: the model's columns by name, in its
+    order, extra ones ignored, missing ones named; a model fit without names gets all columns as an array."""
+    pa = pytest.importorskip("pyarrow")
+    from primo.tabular import model_inputs
+
+    X, y = table
+    arrow = pa.Table.from_pandas(X[X.columns[::-1]].assign(note="extra"), preserve_index=False)
+    rows = model_inputs(regressor, arrow)
+    assert list(rows.columns) == list(X.columns)
+    np.testing.assert_array_equal(regressor.predict(rows), regressor.predict(X))
+    with pytest.raises(KeyError, match=r"\['city'\]"):
+        model_inputs(regressor, arrow.drop_columns(["city"]))
+    numeric = X[["rooms", "dist_center_km"]]
+    unnamed = PrDTRegressor(random_state=0).fit(numeric.to_numpy(), y)
+    arrays = model_inputs(unnamed, pa.Table.from_pandas(numeric, preserve_index=False))
+    np.testing.assert_array_equal(arrays, numeric.to_numpy())
