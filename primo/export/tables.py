@@ -33,6 +33,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 
+from primo.errors import ColumnMismatchError
 from primo.models._base import check_is_fitted
 from primo.models.encoding import as_text, frame_from_arrow
 
@@ -64,7 +65,8 @@ class TreeTables:
     (regressors) of each leaf, ``leaf_labels`` the index into ``classes`` of its predicted class.
     ``vocabularies`` maps each text-categorical feature to its categories in code order (code ``i``
     is ``vocabularies[feature][i]``; PrDT orders them by the target statistic, see
-    :mod:`primo.models.encoding`); an unseen category is missing (NaN).
+    :mod:`primo.models.encoding`); an unseen category is missing (NaN). ``fit_with_names`` says whether
+    ``feature_names`` are the columns the model was fit on (see :func:`encode_categories`).
     """
 
     feature_names: list[str]
@@ -78,6 +80,7 @@ class TreeTables:
     leaf_labels: np.ndarray | None
     classes: np.ndarray | None
     vocabularies: dict[int, list[str]] = field(default_factory=dict)
+    fit_with_names: bool = True
 
     @property
     def is_classifier(self) -> bool:
@@ -124,11 +127,12 @@ def tree_tables(model) -> TreeTables:
     return _tree_tables(
         left=tree.children_left, right=tree.children_right, feature=tree.feature, threshold=tree.threshold,
         missing_left=tree.missing_go_to_left, value=tree.value, classes=getattr(model, "classes_", None),
-        feature_names=_feature_names(model), vocabularies=getattr(model, "categories_", {}))
+        feature_names=_feature_names(model), vocabularies=getattr(model, "categories_", {}),
+        fit_with_names=getattr(model, "feature_names_in_", None) is not None)
 
 
 def _tree_tables(*, left, right, feature, threshold, missing_left, value, classes, feature_names,
-                 vocabularies) -> TreeTables:
+                 vocabularies, fit_with_names) -> TreeTables:
     """:class:`TreeTables` from scikit-learn's node arrays (``value``: node × output × class)."""
     if value.shape[1] != 1:
         raise ValueError(f"cannot export a tree with {value.shape[1]} outputs; only single-output trees are supported")
@@ -155,6 +159,7 @@ def _tree_tables(*, left, right, feature, threshold, missing_left, value, classe
         leaf_labels=labels,
         classes=None if classes is None else np.asarray(classes),
         vocabularies={int(j): list(v) for j, v in vocabularies.items()},
+        fit_with_names=fit_with_names,
     )
 
 
@@ -360,6 +365,8 @@ class AdditiveTables:
     ``classes[1]``) or ``"mlogit"`` (multiclass: one score per class, softmax).
     ``vocabularies`` maps each text-categorical feature to its categories; code ``i`` is
     ``vocabularies[feature][i]``; an unseen category has code -1 (interpret's unseen bin).
+    ``fit_with_names`` says whether ``feature_names`` are the columns the model was fit on (False: interpret's
+    ``feature_0000``… of a PrAM fit on an array; see :func:`encode_categories`).
     """
 
     feature_names: list[str]
@@ -369,6 +376,7 @@ class AdditiveTables:
     link: str
     classes: np.ndarray | None
     vocabularies: dict[int, list[str]]
+    fit_with_names: bool = True
 
     @property
     def n_scores(self) -> int:
@@ -445,10 +453,12 @@ def class_index(scores: np.ndarray) -> np.ndarray:
 def additive_tables(model) -> AdditiveTables:
     """The :class:`AdditiveTables` of a fitted PrAM (or interpret EBM)."""
     check_is_fitted(model)
-    return _additive_tables(getattr(model, "ebm_", model))
+    if hasattr(model, "ebm_"):  # a PrAM: its EBM has interpret's generated names when it was fit on an array
+        return _additive_tables(model.ebm_, fit_with_names=getattr(model, "feature_names_in_", None) is not None)
+    return _additive_tables(model, fit_with_names=True)
 
 
-def _additive_tables(ebm) -> AdditiveTables:
+def _additive_tables(ebm, *, fit_with_names: bool) -> AdditiveTables:
     """:class:`AdditiveTables` from an EBM's fitted attributes (an EBM, or a namespace of its saved ones)."""
     link = str(ebm.link_)
     if link not in _SUPPORTED_LINKS:
@@ -488,6 +498,7 @@ def _additive_tables(ebm) -> AdditiveTables:
         link=link,
         classes=None if classes is None else np.asarray(classes),
         vocabularies=vocabularies,
+        fit_with_names=fit_with_names,
     )
 
 
@@ -580,14 +591,15 @@ def state_tables(model_class: str, state: dict) -> TreeTables | AdditiveTables:
     >>> tables = state_tables(document["model_class"], primo.io.decode_tree(document["state"], arrays))  # doctest: +SKIP
     """
     if model_class.startswith("PrAM"):
-        return _additive_tables(SimpleNamespace(**state["ebm_"]["fitted"]))
+        return _additive_tables(SimpleNamespace(**state["ebm_"]["fitted"]),
+                                fit_with_names=state.get("feature_names_in_") is not None)
     tree, names = state["tree_"], state.get("feature_names_in_")
     nodes = tree["nodes"]
     return _tree_tables(
         left=nodes["left_child"], right=nodes["right_child"], feature=nodes["feature"], threshold=nodes["threshold"],
         missing_left=nodes["missing_go_to_left"], value=tree["values"], classes=state.get("classes_"),
         feature_names=[f"x{i}" for i in range(state["n_features_in_"])] if names is None else [str(n) for n in names],
-        vocabularies=state.get("categories_", {}))
+        vocabularies=state.get("categories_", {}), fit_with_names=names is not None)
 
 
 def encode_categories(tables: TreeTables | AdditiveTables, X) -> np.ndarray:
@@ -596,8 +608,11 @@ def encode_categories(tables: TreeTables | AdditiveTables, X) -> np.ndarray:
     Parameters
     ----------
     tables : the model's tables (:func:`model_tables`).
-    X : array or DataFrame with the model's features, in its feature order (DataFrames and Arrow tables
-        such as polars or pyarrow by name).
+    X : array or DataFrame with the model's features, in its feature order. DataFrames and Arrow tables
+        such as polars or pyarrow are read by name (as text, in any order; extra columns are ignored) when
+        the model was fit on named columns: a missing feature is a
+        :class:`~primo.errors.ColumnMismatchError` naming it and the columns it does not know. Input
+        without names, and any table for a model fit on an array, is read by position.
 
     Unseen text categories become NaN (missing) for a PrDT and -1 (the unseen bin) for a PrAM, the
     rule every export follows (module docstring); booleans become 0/1; numeric columns are taken as
@@ -609,14 +624,24 @@ def encode_categories(tables: TreeTables | AdditiveTables, X) -> np.ndarray:
     """
     # The rows every export check reads (integer_c's check_data, verify_export): an Arrow table by name.
     X = frame_from_arrow(X)
-    if isinstance(X, pd.DataFrame):
-        missing = [n for n in tables.feature_names if n not in X.columns]
-        if missing and X.shape[1] == tables.n_features:
-            columns = [X.iloc[:, i] for i in range(X.shape[1])]
-        elif missing:
-            raise ValueError(f"X lacks the model's features {missing}")
-        else:
-            columns = [X[name] for name in tables.feature_names]
+    if isinstance(X, pd.DataFrame) and tables.fit_with_names:
+        # By name only: columns of the right count under other names are not the model's features.
+        position = {}
+        for i, column in enumerate(X.columns):
+            position.setdefault(str(column), i)  # names as text, as the models match them
+        missing = [n for n in tables.feature_names if n not in position]
+        if missing:
+            known = set(tables.feature_names)
+            unexpected = [str(c) for c in X.columns if str(c) not in known]
+            raise ColumnMismatchError(
+                f"X lacks the model's features {missing}; columns it does not know: {unexpected or 'none'} "
+                "(columns are matched by name, in any order)", argument="X", column=missing[0])
+        columns = [X.iloc[:, position[name]] for name in tables.feature_names]
+    elif isinstance(X, pd.DataFrame):  # a model fit on an array reads a table's columns by position
+        if X.shape[1] != tables.n_features:
+            raise ColumnMismatchError(f"expected rows of {tables.n_features} features, got a table of "
+                                      f"{X.shape[1]} columns", argument="X")
+        columns = [X.iloc[:, i] for i in range(X.shape[1])]
     else:
         X = np.asarray(X)
         if X.ndim != 2 or X.shape[1] != tables.n_features:

@@ -61,6 +61,35 @@ def test_arrow_table_is_encoded_checked_and_verified_by_column_name(tmp_path):
     assert check.ok and check.n_rows == 120
 
 
+@pytest.mark.parametrize("family", [PrDTClassifier, PrAMRegressor])
+def test_encode_categories_refuses_other_column_names_of_the_same_width(family, tmp_path):
+    """Columns under other names are not the model's features, even when their count matches: the error names
+    the missing features and the unknown columns (before, they were read by position, silently). Rows without
+    names, and any table for a model fit on an array (saved or not), are read by position."""
+    from primo.errors import ColumnMismatchError
+    from primo.export.saved import read_predictor
+
+    X, price = housing(n=300)
+    X = X[["rooms", "dist_center_km"]]
+    y = price > price.median() if family is PrDTClassifier else price
+    params = {"max_rounds": 50, "outer_bags": 1, "n_jobs": 1} if family is PrAMRegressor else {"random_state": 0}
+    tables = model_tables(family(**params).fit(X, y))
+    np.testing.assert_array_equal(encode_categories(tables, X[["dist_center_km", "rooms"]]), X.to_numpy())  # by name
+    renamed = X.rename(columns={"rooms": "n_rooms"})
+    with pytest.raises(ColumnMismatchError, match=r"lacks the model's features \['rooms'\]; columns it does not "
+                                                  r"know: \['n_rooms'\]") as error:
+        encode_categories(tables, renamed)
+    assert error.value.column == "rooms"
+    if family is PrDTClassifier:
+        with pytest.raises(ColumnMismatchError, match="n_rooms"):
+            integer_c(family(**params).fit(X, y), check_data=renamed)
+    np.testing.assert_array_equal(encode_categories(tables, X.to_numpy()), X.to_numpy())  # no names: by position
+    unnamed = family(**params).fit(X.to_numpy(), y)
+    np.testing.assert_array_equal(encode_categories(model_tables(unnamed), renamed), X.to_numpy())
+    saved = read_predictor(unnamed.save(tmp_path / "unnamed.primo"))
+    np.testing.assert_array_equal(saved.predict(renamed), unnamed.predict(X.to_numpy()))
+
+
 def test_a_tampered_export_is_caught(clara_model):
     out = clara_model / "tampered.mjs"
     assert main(["export", str(clara_model / "clara.primo"), "--out", str(out)]) == 0
