@@ -327,7 +327,7 @@ def _training_columns(model, X_train, y_train, action: str):
     ``monotonic_cst`` and the "auto" direction read features by position."""
     if X_train is None or y_train is None:
         raise ValueError(f"{action}: pass X_train and y_train")
-    return check_prediction_input(model, X_train)
+    return check_prediction_input(model, X_train, argument="X_train")
 
 
 def _monotonize_tree(model, names, directions, inplace, X_train, y_train, sample_weight):

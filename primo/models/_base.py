@@ -102,21 +102,22 @@ def _column_names(model, n_columns: int) -> list[str]:
     return [f"x{j}" for j in range(n_columns)]
 
 
-def _as_array(X, who: str) -> np.ndarray:
-    """``X`` (not a DataFrame or sparse matrix) as a 2-D NumPy array, or an error saying what it is."""
+def _as_array(X, who: str, argument: str = "X") -> np.ndarray:
+    """``X`` (not a DataFrame or sparse matrix) as a 2-D NumPy array, or an error saying what it is
+    (``argument``: the caller's name for it)."""
     if X is None or isinstance(X, (str, bytes, dict)) or np.isscalar(X):
         raise InputTypeError(
-            f"X must be a 2-D array or a DataFrame of shape (n_samples, n_features), got {type(X).__name__}",
-            argument="X")
+            f"{argument} must be a 2-D array or a DataFrame of shape (n_samples, n_features), got {type(X).__name__}",
+            argument=argument)
     try:
         array = np.asarray(X)
     except (TypeError, ValueError) as error:
-        raise InputError(f"X cannot be read as a table of rows ({error})", argument="X") from None
+        raise InputError(f"{argument} cannot be read as a table of rows ({error})", argument=argument) from None
     if array.ndim != 2:
         raise InputError(
-            f"X must be 2-D (n_samples, n_features) for {who}, got a {array.ndim}-D array of shape {array.shape}; "
-            "Reshape your data with X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a single row",
-            argument="X")
+            f"{argument} must be 2-D (n_samples, n_features) for {who}, got a {array.ndim}-D array of shape "
+            f"{array.shape}; Reshape your data with {argument}.reshape(-1, 1) for a single feature or "
+            f"{argument}.reshape(1, -1) for a single row", argument=argument)
     return array
 
 
@@ -125,15 +126,16 @@ DENSE_ROWS = ("pass X.toarray() (in a Pipeline: ColumnTransformer(sparse_thresho
               "OneHotEncoder(sparse_output=False))")
 
 
-def _check_shape(n_rows: int, n_columns: int) -> None:
+def _check_shape(n_rows: int, n_columns: int, argument: str = "X") -> None:
     if n_columns == 0:
         # scikit-learn's estimator checks look for this wording.
-        raise InputError(f"X has 0 feature(s) (shape=({n_rows}, 0)) while a minimum of 1 is required.", argument="X")
+        raise InputError(f"{argument} has 0 feature(s) (shape=({n_rows}, 0)) while a minimum of 1 is required.",
+                         argument=argument)
     if n_rows == 0:
-        raise InputError(f"X has no rows (shape=(0, {n_columns})); pass at least one row", argument="X")
+        raise InputError(f"{argument} has no rows (shape=(0, {n_columns})); pass at least one row", argument=argument)
 
 
-def _text_names(X: pd.DataFrame) -> pd.DataFrame:
+def _text_names(X: pd.DataFrame, argument: str = "X") -> pd.DataFrame:
     """``X`` with its column names as text (how Primo matches them), refusing duplicates."""
     names = [str(c) for c in X.columns]
     seen, duplicates = set(), []
@@ -143,8 +145,8 @@ def _text_names(X: pd.DataFrame) -> pd.DataFrame:
         seen.add(name)
     if duplicates:
         raise ColumnMismatchError(
-            f"X has duplicate column names {duplicates} (compared as text); give each column its own name",
-            argument="X", column=duplicates[0])
+            f"{argument} has duplicate column names {duplicates} (compared as text); give each column its own name",
+            argument=argument, column=duplicates[0])
     return X if names == list(X.columns) else X.set_axis(names, axis=1)
 
 
@@ -170,14 +172,15 @@ def beyond_float32_text(values: np.ndarray) -> str:
     return "infinity" if np.isinf(values[beyond]).all() else f"values beyond float32's range (±{FLOAT32_MAX:.3g})"
 
 
-def _infinity_error(name: str, values: np.ndarray) -> InputError:
+def _infinity_error(name: str, values: np.ndarray, argument: str = "X") -> InputError:
     return InputError(
-        f"column {name!r} of X holds {beyond_float32_text(values)} at rows {_rows_text(_beyond_float32(values))}; "
+        f"column {name!r} of {argument} holds {beyond_float32_text(values)} at rows "
+        f"{_rows_text(_beyond_float32(values))}; "
         "a PrDT reads NaN as missing but cannot read these (scikit-learn's trees work in float32): replace them with "
-        "NaN, or clip or rescale the column to finite float32 numbers", argument="X", column=name)
+        "NaN, or clip or rescale the column to finite float32 numbers", argument=argument, column=name)
 
 
-def _check_cells_are_values(X: pd.DataFrame, kinds) -> None:
+def _check_cells_are_values(X: pd.DataFrame, kinds, argument: str = "X") -> None:
     """A list, dict, tuple, set or array in a cell of an ``object`` column, named with its column and row
     (hashing it as a category would fail without saying where)."""
     for j, kind in enumerate(kinds):
@@ -190,7 +193,7 @@ def _check_cells_are_values(X: pd.DataFrame, kinds) -> None:
             value = column.iloc[row]
             raise InputTypeError(
                 f"column {str(X.columns[j])!r} holds a {type(value).__name__} at row {row} ({repr(value)[:60]}); a cell "
-                "holds one value: the argument must be a string, a number, a boolean or missing", argument="X",
+                "holds one value: the argument must be a string, a number, a boolean or missing", argument=argument,
                 column=str(X.columns[j]))
 
 
@@ -210,13 +213,13 @@ def _warn_identifier_columns(X: pd.DataFrame) -> None:
                       "unseen category); drop them or derive features from them", InputWarning, stacklevel=4)
 
 
-def _check_frame_values(X: pd.DataFrame, read_as_numbers, allow_infinity: bool) -> None:
+def _check_frame_values(X: pd.DataFrame, read_as_numbers, allow_infinity: bool, argument: str = "X") -> None:
     """Dates, containers in cells, infinity (unless allowed) and text where the model reads numbers, each
     named by column."""
     # Kinds come from the dtypes and float columns are read as one block: this runs on every predict.
     dtypes = list(X.dtypes)
     kinds = [dtype_kind(dtype, name) for name, dtype in zip(X.columns, dtypes)]
-    _check_cells_are_values(X, kinds)
+    _check_cells_are_values(X, kinds, argument)
     if not allow_infinity:
         floats = [j for j, dtype in enumerate(dtypes) if kinds[j] == NUMERIC and dtype.kind == "f"]
         if floats:
@@ -224,34 +227,35 @@ def _check_frame_values(X: pd.DataFrame, read_as_numbers, allow_infinity: bool) 
             infinite = _beyond_float32(block.to_numpy(dtype=np.float64, na_value=np.nan))
             if infinite.any():
                 j = floats[int(np.flatnonzero(infinite.any(axis=0))[0])]
-                raise _infinity_error(X.columns[j], X.iloc[:, j].to_numpy(dtype=np.float64, na_value=np.nan))
+                raise _infinity_error(X.columns[j], X.iloc[:, j].to_numpy(dtype=np.float64, na_value=np.nan), argument)
     for j in read_as_numbers:
         if kinds[j] == CATEGORICAL:  # numbers stored as objects or text
-            values = numeric_values(X.iloc[:, j], X.columns[j])
+            values = numeric_values(X.iloc[:, j], X.columns[j], argument)
             if not allow_infinity and _beyond_float32(values).any():
-                raise _infinity_error(X.columns[j], values)
+                raise _infinity_error(X.columns[j], values, argument)
 
 
-def _check_array_values(array: np.ndarray, names: list[str], read_as_numbers, allow_infinity: bool) -> None:
+def _check_array_values(array: np.ndarray, names: list[str], read_as_numbers, allow_infinity: bool,
+                        argument: str = "X") -> None:
     kind = array.dtype.kind
     if kind == "c":
-        raise InputError("Complex data not supported: X holds complex numbers", argument="X")
+        raise InputError(f"Complex data not supported: {argument} holds complex numbers", argument=argument)
     if kind in "mM":
-        raise InputError(f"X holds dates or times ({array.dtype}); Primo models need numbers: derive numeric "
-                         "features first (hours, weekdays, seconds since a reference)", argument="X")
+        raise InputError(f"{argument} holds dates or times ({array.dtype}); Primo models need numbers: derive numeric "
+                         "features first (hours, weekdays, seconds since a reference)", argument=argument)
     if kind in "fiub":
         if kind == "f" and not allow_infinity:
             columns = _beyond_float32(array).any(axis=0)
             if columns.any():
                 j = int(np.flatnonzero(columns)[0])
-                raise _infinity_error(names[j], array[:, j])
+                raise _infinity_error(names[j], array[:, j], argument)
         return
     # A list or dict in a cell, named as in a frame (a family reading text reads the array's cells as values).
-    _check_cells_are_values(pd.DataFrame(array, columns=names, copy=False), [CATEGORICAL] * len(names))
+    _check_cells_are_values(pd.DataFrame(array, columns=names, copy=False), [CATEGORICAL] * len(names), argument)
     for j in read_as_numbers:  # text in an object array: only where the model reads numbers
-        values = numeric_values(pd.Series(array[:, j]), names[j])
+        values = numeric_values(pd.Series(array[:, j]), names[j], argument)
         if not allow_infinity and _beyond_float32(values).any():
-            raise _infinity_error(names[j], values)
+            raise _infinity_error(names[j], values, argument)
 
 
 def _check_sample_weight(sample_weight, n_rows: int) -> None:
@@ -386,15 +390,15 @@ def _numeric_frame_values(model, X: pd.DataFrame, known) -> np.ndarray | None:
     return values
 
 
-def _warn_without_names(known, who: str) -> None:
+def _warn_without_names(known, who: str, argument: str) -> None:
     """scikit-learn's warning, in its words, when a model fit on named columns is given rows without names
     (taken by position, in the fitted order). After the shape checks: a wrong width is an error alone."""
     if known is not None:
-        warnings.warn(f"X does not have valid feature names, but {who} was fitted with feature names", UserWarning,
-                      stacklevel=3)
+        warnings.warn(f"{argument} does not have valid feature names, but {who} was fitted with feature names",
+                      UserWarning, stacklevel=3)
 
 
-def check_prediction_input(model, X, *, numeric_frames_as_arrays: bool = False):
+def check_prediction_input(model, X, *, numeric_frames_as_arrays: bool = False, argument: str = "X"):
     """Check X against what the model was fit on, naming the problem when it does not match.
 
     DataFrame columns are matched by name (as text), in any order: the result has the model's column
@@ -407,6 +411,8 @@ def check_prediction_input(model, X, *, numeric_frames_as_arrays: bool = False):
     ``numeric_frames_as_arrays``: a DataFrame that is already in the model's column order with only
     numeric columns the model reads as numbers comes back as a float64 array (the caller's library
     predicts faster from arrays); checks are the same either way.
+
+    ``argument``: the caller's name for ``X`` (e.g. ``X_train``), used in messages and ``InputError.argument``.
 
     Example
     -------
@@ -425,7 +431,7 @@ def check_prediction_input(model, X, *, numeric_frames_as_arrays: bool = False):
         values = _numeric_frame_values(model, X, known)
         if values is not None:
             return values if numeric_frames_as_arrays else X
-        X = plain_columns(_text_names(X))
+        X = plain_columns(_text_names(X, argument))
         if known is not None:
             unknown = [c for c in X.columns if c not in set(known)]
             missing = [c for c in known if c not in set(X.columns)]
@@ -433,31 +439,31 @@ def check_prediction_input(model, X, *, numeric_frames_as_arrays: bool = False):
                 raise ColumnMismatchError(
                     f"feature names do not match the model's: unknown {unknown or 'none'}, "
                     f"missing {missing or 'none'} (columns are matched by name, in any order)",
-                    argument="X", column=(missing or unknown)[0])
+                    argument=argument, column=(missing or unknown)[0])
             if list(X.columns) != known:
                 X = X[known]
         elif X.shape[1] != expected:
-            raise ColumnMismatchError(f"X has {X.shape[1]} features, but {who} is expecting {expected} features as input",
-                                      argument="X")
-        _check_shape(*X.shape)
-        _check_frame_values(X, set(model._features_read_as_numbers()), model._accepts_infinity)
+            raise ColumnMismatchError(f"{argument} has {X.shape[1]} features, but {who} is expecting {expected} "
+                                      "features as input", argument=argument)
+        _check_shape(*X.shape, argument)
+        _check_frame_values(X, set(model._features_read_as_numbers()), model._accepts_infinity, argument)
         return X
     if _is_sparse(X):
         n_rows, n_columns = X.shape
         if n_columns != expected:
-            raise ColumnMismatchError(f"X has {n_columns} features, but {who} is expecting {expected} features as input",
-                                      argument="X")
-        _check_shape(n_rows, n_columns)
-        _warn_without_names(known, who)
+            raise ColumnMismatchError(f"{argument} has {n_columns} features, but {who} is expecting {expected} "
+                                      "features as input", argument=argument)
+        _check_shape(n_rows, n_columns, argument)
+        _warn_without_names(known, who, argument)
         return X
-    array = _as_array(X, who)
+    array = _as_array(X, who, argument)
     if array.shape[1] != expected:
-        raise ColumnMismatchError(
-            f"X has {array.shape[1]} features, but {who} is expecting {expected} features as input", argument="X")
-    _check_shape(*array.shape)
-    _warn_without_names(known, who)
+        raise ColumnMismatchError(f"{argument} has {array.shape[1]} features, but {who} is expecting {expected} "
+                                  "features as input", argument=argument)
+    _check_shape(*array.shape, argument)
+    _warn_without_names(known, who, argument)
     if array.dtype.kind in "iub" or (array.dtype.kind == "f" and (model._accepts_infinity or not _beyond_float32(array).any())):
         return X  # plain numbers: nothing left to check (column names are built only for an error)
     _check_array_values(array, _column_names(model, expected), model._features_read_as_numbers(),
-                        model._accepts_infinity)
+                        model._accepts_infinity, argument)
     return X

@@ -202,8 +202,9 @@ def check_no_dates_as_text(X: pd.DataFrame) -> None:
                 f"as labels on purpose, pass X[{label}].astype('category')", argument="X", column=str(name))
 
 
-def numeric_values(column: pd.Series, name) -> np.ndarray:
-    """A column the model reads as numbers, as float64 (NaN = missing); text in it is an error naming it.
+def numeric_values(column: pd.Series, name, argument: str = "X") -> np.ndarray:
+    """A column the model reads as numbers, as float64 (NaN = missing); text in it is an error naming it
+    (and ``argument``, the caller's name for the table).
 
     Numbers stored as objects or as text (``"3.5"``) read as numbers.
 
@@ -221,10 +222,10 @@ def numeric_values(column: pd.Series, name) -> np.ndarray:
             # A dict or list in a cell is a wrong type, not a typo (scikit-learn's checks expect TypeError).
             raise InputTypeError(
                 f"column {str(name)!r} holds a {type(value).__name__} at row {row} ({value!r}); the argument "
-                "must be a string or a number", argument="X", column=str(name))
+                "must be a string or a number", argument=argument, column=str(name))
         raise InputError(
             f"column {str(name)!r} holds text ({column.iloc[row]!r} at row {row}), but the model reads numbers "
-            "in that column", argument="X", column=str(name))
+            "in that column", argument=argument, column=str(name))
     return numbers.to_numpy(dtype=np.float64, na_value=np.nan)
 
 

@@ -146,3 +146,29 @@ def test_prdt_monotonize_and_undo_match_training_columns_by_name():
     with pytest.raises(ColumnMismatchError, match="down") as error:
         monotonize(tree, "up", X_train=X[["up", "noise"]], y_train=y)
     assert error.value.column == "down"
+
+
+def test_prdt_monotonize_names_x_train_in_its_input_errors():
+    """The training rows are the X_train argument: errors (message and ``argument``) and the array warning name
+    it, for monotonize and its undo; before, they said X, a parameter monotonize does not have."""
+    from primo.errors import InputError
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=200), "b": rng.normal(size=200)})
+    y = X["a"] + 0.1 * rng.normal(size=200)
+    tree = PrDTRegressor(random_state=0).fit(X, y)
+    with pytest.raises(ColumnMismatchError, match=r"^X_train has 1 features, but PrDTRegressor is expecting 2") as error:
+        monotonize(tree, "a", X_train=X.to_numpy()[:, :1], y_train=y)
+    assert error.value.argument == "X_train"
+    with pytest.raises(ColumnMismatchError, match=r"missing \['b'\]") as error:
+        monotonize(tree, "a", X_train=X[["a"]], y_train=y)
+    assert error.value.argument == "X_train" and error.value.column == "b"
+    with pytest.raises(InputError, match=r"^column 'b' of X_train holds infinity") as error:
+        monotonize(tree, "a", X_train=X.assign(b=np.inf), y_train=y)
+    assert error.value.argument == "X_train"
+    with pytest.warns(UserWarning, match="^X_train does not have valid feature names"):
+        monotonize(tree, "a", X_train=X.to_numpy(), y_train=y)
+    plus = monotonize(tree, "a", X_train=X, y_train=y)
+    with pytest.raises(InputError, match=r"^X_train must be 2-D") as error:
+        undo(plus, X_train=X["a"].to_numpy(), y_train=y)
+    assert error.value.argument == "X_train"
