@@ -22,7 +22,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from primo.explain._values import plain
 from primo.explain.cautions import row_cautions
-from primo.models.encoding import frame_from_arrow
 
 
 @dataclass(frozen=True)
@@ -228,8 +227,12 @@ def explain_additive_rows(model, X: pd.DataFrame, labels: list[str]) -> list[Add
     -------
     >>> explain_additive_rows(pram, X_test.iloc[:2], ["row 0", "row 1"])[0].raw_score  # doctest: +SKIP
     """
+    from primo.models._base import check_prediction_input
+
     check_is_fitted(model, "ebm_")
-    X = frame_from_arrow(X)  # the features shown are read by column name, as the contributions are
+    # An Arrow table as a frame, a frame's columns in the model's order: the features are listed as the model
+    # reads them (and as its terms are), whatever the caller's column order.
+    X = check_prediction_input(model, X)
     ebm = model.ebm_
     contributions = np.asarray(model.eval_terms(X), dtype=float)
     intercept = np.atleast_1d(np.asarray(ebm.intercept_, dtype=float))

@@ -75,3 +75,21 @@ def test_arrow_table_is_explained_as_its_pandas_frame():
             assert pd.Series(mine.features).equals(pd.Series(theirs.features))  # missing distances included
             pd.testing.assert_series_equal(mine.contributions, theirs.contributions)
             assert mine.prediction == theirs.prediction
+
+
+def test_row_features_are_listed_in_the_models_order_whatever_the_callers():
+    """A frame with its columns in another order gives each feature its own value (matched by name, as before)
+    and now lists the features in the model's order, as the terms are listed (before: in the caller's order)."""
+    from tests.primo.tables_any import housing
+
+    X, price = housing(n=200)
+    model = PrAMRegressor(max_rounds=100, outer_bags=1, n_jobs=1, random_state=0).fit(X, price)
+    rows = X.iloc[:5]
+    labels = [f"row {i}" for i in range(5)]
+    expected = explain_additive_rows(model, rows, labels)
+    got = explain_additive_rows(model, rows[X.columns[::-1]], labels)
+    for mine, theirs, (_, row) in zip(got, expected, rows.iterrows()):
+        assert list(mine.features) == model.feature_names_ == list(theirs.features)
+        assert pd.Series(mine.features).equals(pd.Series(theirs.features))
+        assert mine.features["city"] == row["city"] and mine.features["rooms"] == row["rooms"]
+        pd.testing.assert_series_equal(mine.contributions, theirs.contributions)
