@@ -375,3 +375,30 @@ def test_rows_without_names_are_warned_about_as_scikit_learn_does(family):
         with pytest.raises(ValueError, match="X has 1 features"):
             model.predict(X.to_numpy()[:5, :1])
         family(**params).fit(X.to_numpy(), y).predict(X.to_numpy()[:5])
+
+
+def test_pram_pairs_leave_out_pairs_of_more_than_max_pair_cells():
+    """interpret keeps every category of a nominal feature in a pair term (free text made pairs 300x slower), so
+    interpret's choice of pairs skips a pair of more than MAX_PAIR_CELLS cells: a 300-value column against a
+    continuous feature cut to 32 bins, not against a two-value one; main effects stay, pairs named by the
+    caller are kept, and an object array's numbers are cut like numbers."""
+    from primo.models.pram import MAX_PAIR_CELLS
+
+    rng = np.random.default_rng(0)
+    n = 900
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n), "kind": rng.choice(["x", "y"], n),
+                      "city": [f"c{i}" for i in rng.integers(0, 300, n)]})
+    assert 300 * 2 <= MAX_PAIR_CELLS < 300 * 32
+    y = X["a"] * X["b"] + (X["city"].str[1:].astype(int) % 5) * (X["a"] > 0)
+    params = {"max_rounds": 100, "outer_bags": 1, "n_jobs": 1, "interactions": 6}
+
+    def pairs(model):
+        return {name for name in model.ebm_.term_names_ if " & " in name}
+
+    model = PrAMRegressor(**params).fit(X, y)
+    assert "city" in model.ebm_.term_names_ and pairs(model) == {"a & b", "a & kind", "b & kind", "kind & city"}
+    assert "a & city" in pairs(PrAMRegressor(**params, max_interaction_bins=16).fit(X, y))
+    named = PrAMRegressor(**{**params, "interactions": [("a", "city")]}).fit(X, y)
+    assert pairs(named) == {"a & city"}
+    as_array = X.assign(a=(X["a"] * 100).round().astype(int).astype(str)).to_numpy(dtype=object)
+    assert "feature_0000 & feature_0001" in pairs(PrAMRegressor(**params).fit(as_array[:, [0, 1, 3]], y))
