@@ -113,9 +113,12 @@ def _pairs_too_large(X, feature_types, max_interaction_bins: int) -> list[tuple[
             else:  # interpret's "auto" reads an object column whose values all parse as numbers as continuous
                 values = column.dropna()
                 categorical = values.dtype == object and pd.to_numeric(values, errors="coerce").isna().any()
-        else:
-            categorical = kind in ("nominal", "ordinal") or isinstance(kind, (list, tuple))
+        else:  # a list names categories (text) or continuous cut points (numbers)
+            categorical = kind in ("nominal", "ordinal") or (
+                isinstance(kind, (list, tuple)) and any(isinstance(value, str) for value in kind))
         distinct = column.nunique(dropna=True)
+        if isinstance(kind, (list, tuple)):  # the caller's categories, or cut points (one bin more)
+            distinct = len(kind) + (0 if categorical else 1)
         cells.append(distinct if categorical else min(distinct, max_interaction_bins))
     return [(j, k) for j in range(len(cells)) for k in range(j + 1, len(cells)) if cells[j] * cells[k] > MAX_PAIR_CELLS]
 
@@ -314,7 +317,7 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         feature_types = self.feature_types if self.feature_types is not None else _text_as_nominal(X_fit)
         # Pairs named by the caller are kept; only interpret's own choice of pairs skips pairs too large.
         exclude = (_pairs_too_large(X_fit, feature_types, int(self.max_interaction_bins))
-                   if isinstance(self.interactions, numbers.Number) else None)
+                   if isinstance(self.interactions, numbers.Number) and self.interactions > 0 else None)
         ebm = self._make_ebm(feature_names, self.outer_bags if bags is None else bags.shape[1], feature_types, exclude)
         with warnings.catch_warnings():
             for message in INTERPRET_PLOT_WARNINGS:

@@ -402,3 +402,14 @@ def test_pram_pairs_leave_out_pairs_of_more_than_max_pair_cells():
     assert pairs(named) == {"a & city"}
     as_array = X.assign(a=(X["a"] * 100).round().astype(int).astype(str)).to_numpy(dtype=object)
     assert "feature_0000 & feature_0001" in pairs(PrAMRegressor(**params).fit(as_array[:, [0, 1, 3]], y))
+
+
+def test_pair_cells_read_the_callers_feature_types():
+    """Categories or cut points the caller lists in ``feature_types`` are the bins counted, not the column's values."""
+    from primo.models.pram import _pairs_too_large
+
+    X = pd.DataFrame({"a": np.arange(600.0), "city": [f"c{i % 300}" for i in range(600)]})
+    assert _pairs_too_large(X, ["continuous", "nominal"], 32) == [(0, 1)]
+    assert _pairs_too_large(X, [[-1.0, 0.0, 1.0], "nominal"], 32) == []  # 4 bins x 300
+    assert _pairs_too_large(X, [["x", "y"], "nominal"], 32) == []  # 2 categories x 300
+    assert _pairs_too_large(X, ["continuous", "continuous"], 32) == []
