@@ -50,14 +50,13 @@ import warnings
 
 import numpy as np
 import pandas as pd
-import scipy.sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, RegressorMixin, clone, is_classifier
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from primo.errors import InputError
-from primo.models._base import check_target
+from primo.models._base import _is_sparse, check_target
 from primo.models.encoding import frame_from_arrow
 from primo.models.latency import single_row_timings_us
 from primo.models.pram import PrAMClassifier, PrAMRegressor
@@ -411,7 +410,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         tables = model_tables(model)
         fast_predict = compile_python(tables)
         timed = X.iloc[:LATENCY_ROWS] if isinstance(X, pd.DataFrame) else X[:LATENCY_ROWS]  # only these are timed
-        rows = encode_categories(tables, timed.toarray() if scipy.sparse.issparse(timed) else timed)
+        rows = encode_categories(tables, timed.toarray() if _is_sparse(timed) else timed)
         self.candidates_[family] = model
         timings = single_row_timings_us(lambda row: fast_predict(row[0]), rows, n_rows=LATENCY_ROWS)
         return self._report_row(family, trial, model, timings, within=within, within_limits=within_limits)
