@@ -116,9 +116,10 @@ def _pairs_too_large(X, feature_types, max_interaction_bins: int) -> list[tuple[
         else:  # a list names categories (text) or continuous cut points (numbers)
             categorical = kind in ("nominal", "ordinal") or (
                 isinstance(kind, (list, tuple)) and any(isinstance(value, str) for value in kind))
-        distinct = column.nunique(dropna=True)
         if isinstance(kind, (list, tuple)):  # the caller's categories, or cut points (one bin more)
             distinct = len(kind) + (0 if categorical else 1)
+        else:
+            distinct = column.nunique(dropna=True)
         cells.append(distinct if categorical else min(distinct, max_interaction_bins))
     return [(j, k) for j in range(len(cells)) for k in range(j + 1, len(cells)) if cells[j] * cells[k] > MAX_PAIR_CELLS]
 
