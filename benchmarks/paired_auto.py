@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sampled_tables import N_FOLDS  # noqa: E402
 from tabular_suite import HEADLINE  # noqa: E402  (the loss each task is judged on)
 
 from primo.report.claims import paired_bootstrap  # noqa: E402
@@ -48,9 +49,10 @@ def _one_fold(number: int, name: str, fold: int) -> dict:
 
 
 def run(tables: list[str], out: Path, cap_s: float) -> None:
+    revision = _revision()
     for item in tables:
         number, name = item.split(":", 1)
-        for fold in range(3):
+        for fold in range(N_FOLDS):
             start = time.perf_counter()
             child = subprocess.Popen([sys.executable, __file__, "--one", number, name, str(fold)],
                                      stdout=subprocess.PIPE, text=True, start_new_session=True)
@@ -63,7 +65,7 @@ def run(tables: list[str], out: Path, cap_s: float) -> None:
                 child.communicate()
                 row = {"cut_at_s": cap_s}
             row = {"draw": int(number), "table": name, "fold": fold, **row,
-                   "wall_s": round(time.perf_counter() - start, 1), "revision": _revision()}
+                   "wall_s": round(time.perf_counter() - start, 1), "revision": revision}
             with out.open("a") as stream:
                 stream.write(json.dumps(row, default=str) + "\n")
             print(json.dumps({k: row.get(k) for k in ("table", "fold", "fit_s", "cut_at_s", "failed")}), flush=True)
@@ -92,7 +94,7 @@ def compare(base_path: Path, variant_path: Path) -> list[str]:
              "|---|---|---|---|---|"]
     changes, time_ratios = [], []
     for table in tables:
-        pairs = [(base.get((table, f)), variant[(table, f)]) for f in range(3) if (table, f) in variant]
+        pairs = [(base.get((table, f)), variant[(table, f)]) for f in range(N_FOLDS) if (table, f) in variant]
         refused = [v for _, v in pairs if "crash" in v]
         if refused:
             both = all(b is not None and "crash" in b for b, _ in pairs)
