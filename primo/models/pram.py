@@ -24,8 +24,9 @@ term it is given, and on large tables the noise terms are most of the pieces (a 
 from one fit per fold.
 
 Pair terms: interpret cuts a continuous feature to ``max_interaction_bins`` bins in a pair but keeps every
-category of a categorical one, so interpret's choice of pairs here skips a pair whose heatmap would have
-more than :data:`MAX_PAIR_CELLS` cells (e.g. a text column of over 256 values against a number): free text
+category of a categorical one, so interpret's choice of pairs here skips a pair with a categorical feature
+whose heatmap would have more than :data:`MAX_PAIR_CELLS` cells (e.g. a text column of over 256 values
+against a number; two numbers are never skipped): free text
 made such pairs hundreds by hundreds of cells that cost 300x the main effects to fit and that nobody
 reads. Its main effect stays, and pairs named in ``interactions`` are kept.
 
@@ -101,10 +102,12 @@ def _pairs_too_large(X, feature_types, max_interaction_bins: int) -> list[tuple[
     category of a nominal or ordinal one: pairs of free-text columns are heatmaps of hundreds by hundreds
     of cells that nobody reads, most holding a row or none, and ranking and boosting them took 300x the
     time of the main effects (one bag of draw 6's nace_rev2, text columns of up to 847 values: 157 s
-    against 0.5 s). ``feature_types`` are the types interpret is given (None: "auto" for every column).
+    against 0.5 s). Two continuous features are never left out: interpret cuts both to
+    ``max_interaction_bins``, the caller's choice. ``feature_types`` are the types interpret is given (None:
+    "auto" for every column).
     """
     frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(X)
-    cells = []
+    cells, is_categorical = [], []
     for j, (name, column) in enumerate(frame.items()):
         kind = "auto" if feature_types is None else feature_types[j]
         if kind == "auto":
@@ -121,7 +124,9 @@ def _pairs_too_large(X, feature_types, max_interaction_bins: int) -> list[tuple[
         else:
             distinct = column.nunique(dropna=True)
         cells.append(distinct if categorical else min(distinct, max_interaction_bins))
-    return [(j, k) for j in range(len(cells)) for k in range(j + 1, len(cells)) if cells[j] * cells[k] > MAX_PAIR_CELLS]
+        is_categorical.append(categorical)
+    return [(j, k) for j in range(len(cells)) for k in range(j + 1, len(cells))
+            if (is_categorical[j] or is_categorical[k]) and cells[j] * cells[k] > MAX_PAIR_CELLS]
 
 
 class _PrAMBase(PrimoModelMixin, BaseEstimator):

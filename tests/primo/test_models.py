@@ -413,3 +413,13 @@ def test_pair_cells_read_the_callers_feature_types():
     assert _pairs_too_large(X, [[-1.0, 0.0, 1.0], "nominal"], 32) == []  # 4 bins x 300
     assert _pairs_too_large(X, [["x", "y"], "nominal"], 32) == []  # 2 categories x 300
     assert _pairs_too_large(X, ["continuous", "continuous"], 32) == []
+
+
+def test_pair_cells_never_leave_out_two_continuous_features():
+    """The bound is for categories, which interpret never cuts; two numbers cut to the caller's
+    ``max_interaction_bins`` (here 128 x 128 cells) stay candidates however fine the cut."""
+    from primo.models.pram import MAX_PAIR_CELLS, _pairs_too_large
+
+    X = pd.DataFrame({"a": np.arange(600.0), "b": np.arange(600.0)[::-1], "city": [f"c{i % 300}" for i in range(600)]})
+    assert 128 * 128 > MAX_PAIR_CELLS
+    assert _pairs_too_large(X, None, 128) == [(0, 2), (1, 2)]
