@@ -25,6 +25,13 @@ The rule, applied to each dataset in the catalogue's order (:func:`candidates`):
 * keep it when it has at least :data:`MIN_ROWS` rows with a target and 3 to :data:`MAX_FEATURES`
   features.
 
+Dates written as text (Primo's own rule, :func:`primo.models.encoding.date_text_columns`; first met in
+draw 9) are refused by every Primo model, by design, with an error telling the user to derive numbers.
+The loader does what that error says, the same for every contender (:func:`_dates_as_days`): each such
+column becomes days since 1970-01-01 UTC (pandas' reading, month first for ``1/3/11``; quarters such
+as ``1998 Q1`` as their first day), and the table's description names the columns converted. No
+candidate changes: the rule above reads no dates.
+
 Rows: at most :data:`MAX_ROWS` (a seeded sample, stratified for classification), to bound the run
 (EBM's default fit still took 408 s a fold on BudgetItaly's 1,729 rows). Protocol: :data:`N_FOLDS`-fold CV (stratified for classification),
 the tabular suite's contenders with their defaults (``primo_auto``, ``prdt``, ``pram``, ``ebm``,
@@ -61,6 +68,8 @@ from sklearn.model_selection import train_test_split
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import tabular_suite as suite  # noqa: E402  (the suite's contenders, ruler, metrics and targets)
 from suite_tables import TABLES as SUITE_TABLES, Table, TableSpec  # noqa: E402
+
+from primo.models.encoding import date_text_columns  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_SEED = 20261128  # the day the draw was made; fixed before any contender ran on a drawn table
@@ -247,9 +256,28 @@ def table_and_folds(spec: TableSpec) -> tuple[Table, list]:
     return table, suite.folds_for(table, N_FOLDS, repeats=1)
 
 
+def _dates_as_days(X: pd.DataFrame) -> tuple[pd.DataFrame, list]:
+    """``X`` with its dates written as text as days since 1970-01-01 UTC, and the names of those columns."""
+    columns = date_text_columns(X)
+    X = X.copy()
+    for name in columns:
+        text = X[name].astype("string").str.strip()
+        try:
+            dates = pd.to_datetime(text, format="mixed", utc=True)
+        except ValueError:  # pandas reads no quarters ('1998 Q1'); a Period does
+            dates = pd.Series(pd.PeriodIndex(text.str.replace(" ", ""), freq="Q").to_timestamp(),
+                              index=X.index).dt.tz_localize("UTC")
+        X[name] = (dates - pd.Timestamp("1970-01-01", tz="UTC")) / pd.Timedelta(days=1)
+    return X, columns
+
+
 def load_table(spec: TableSpec) -> Table:
-    """The table, at most :data:`MAX_ROWS` rows (seeded, stratified for classification)."""
+    """The table, at most :data:`MAX_ROWS` rows (seeded, stratified for classification), dates written as
+    text read as days (:func:`_dates_as_days`)."""
     X, y = spec.load()
+    X, dates = _dates_as_days(X)
+    if dates:
+        spec = dataclasses.replace(spec, description=f"{spec.description}; dates as days since 1970: {', '.join(dates)}")
     if len(y) > MAX_ROWS:
         keep, _ = train_test_split(np.arange(len(y)), train_size=MAX_ROWS, random_state=suite.SEED,
                                    stratify=None if spec.task == "regression" else y)

@@ -16,7 +16,7 @@ scikit-learn's trees take numbers only. :func:`fit_vocabularies` and :func:`enco
 * **datetime/timedelta/period** columns raise an :class:`~primo.errors.InputError` (a ``ValueError``) naming the column and saying how to
   derive numbers from it (hours, weekdays, seconds since a reference); which derived features make
   sense depends on the system, so Primo does not guess. So do **text columns whose every value is a
-  date** (``2026-11-28``, ``2026-11-28 14:02:00``, ``11/28/2026``; :func:`check_no_dates_as_text`, at fit):
+  date** (``2026-11-28``, ``2026-11-28 14:02:00``, ``11/28/2026``; :func:`date_text_columns`, refused at fit):
   a CSV gives dates as text, and as categories they would be memorised, every later date unseen. Dates
   meant as labels go in as a pandas ``category`` column.
 
@@ -179,8 +179,26 @@ DATE_TEXT = re.compile(
     r"|\d{4} ?q[1-4]", re.IGNORECASE)
 
 
+def date_text_columns(X: pd.DataFrame) -> list:
+    """The text columns (not pandas ``category``) whose every present value is a date (:data:`DATE_TEXT`).
+
+    Example
+    -------
+    >>> date_text_columns(pd.DataFrame({"day": ["2026-11-27", None], "city": ["Paris", "Lyon"]}))
+    ['day']
+    """
+    found = []
+    for name, dtype in zip(X.columns, X.dtypes):
+        if isinstance(dtype, pd.CategoricalDtype) or dtype_kind(dtype, name) != CATEGORICAL:
+            continue
+        values = X[name].dropna().unique()
+        if len(values) and all(isinstance(v, str) and DATE_TEXT.fullmatch(v.strip()) for v in values):
+            found.append(name)
+    return found
+
+
 def check_no_dates_as_text(X: pd.DataFrame) -> None:
-    """A clear error for a text column (not a pandas ``category``) whose every present value is a date.
+    """A clear error for the first of :func:`date_text_columns`.
 
     Example
     -------
@@ -189,17 +207,15 @@ def check_no_dates_as_text(X: pd.DataFrame) -> None:
     ...
     primo.errors.InputError: column 'day' holds dates written as text (e.g. '2026-11-27'); as categories ...
     """
-    for name, dtype in zip(X.columns, X.dtypes):
-        if isinstance(dtype, pd.CategoricalDtype) or dtype_kind(dtype, name) != CATEGORICAL:
-            continue
-        values = X[name].dropna().unique()
-        if len(values) and all(isinstance(v, str) and DATE_TEXT.fullmatch(v.strip()) for v in values):
-            label = repr(str(name))
-            raise InputError(
-                f"column {label} holds dates written as text (e.g. {values[0]!r}); as categories every later date "
-                f"would be unseen. Derive numbers from it first, e.g. dates = pd.to_datetime(X[{label}]), then "
-                "dates.dt.dayofweek or (dates - reference).dt.total_seconds(), and drop the column; to use the dates "
-                f"as labels on purpose, pass X[{label}].astype('category')", argument="X", column=str(name))
+    columns = date_text_columns(X)
+    if columns:
+        name = columns[0]
+        label = repr(str(name))
+        raise InputError(
+            f"column {label} holds dates written as text (e.g. {X[name].dropna().iloc[0]!r}); as categories every "
+            f"later date would be unseen. Derive numbers from it first, e.g. dates = pd.to_datetime(X[{label}]), "
+            "then dates.dt.dayofweek or (dates - reference).dt.total_seconds(), and drop the column; to use the "
+            f"dates as labels on purpose, pass X[{label}].astype('category')", argument="X", column=str(name))
 
 
 def numeric_values(column: pd.Series, name, argument: str = "X") -> np.ndarray:

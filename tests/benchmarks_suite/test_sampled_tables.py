@@ -90,6 +90,20 @@ def test_tables_load_capped_and_typed(sampled, name):
     assert table.spec.has_text == bool(table.text_columns) and table.spec.has_missing == (table.n_missing > 0)
 
 
+def test_dates_written_as_text_load_as_days_for_every_contender(sampled):
+    """Primo refuses dates written as text; the loader derives what that error asks for, days since 1970 (ISO
+    with a zone, US month first, quarters), keeps NaN, names the columns, and leaves other text alone."""
+    X = pd.DataFrame({"when": ["2017-01-01T06:00:00Z", "1970-01-03T00:00:00Z", None],
+                      "us": ["1/3/11", "12/31/11", "1/1/2000"], "quarter": ["1998 Q1", "1970 Q2", "1970 Q1"],
+                      "city": ["Paris", "Lyon", "Nice"], "n": [1, 2, 3]})
+    days, converted = sampled.script._dates_as_days(X)
+    assert converted == ["when", "us", "quarter"]
+    assert days["when"].iloc[1] == 2.0 and days["when"].iloc[0] == 17167.25 and np.isnan(days["when"].iloc[2])
+    assert days["us"].tolist() == [14977.0, 15339.0, 10957.0]
+    assert days["quarter"].tolist()[1:] == [90.0, 0.0]
+    assert days["city"].tolist() == ["Paris", "Lyon", "Nice"] and X["us"].iloc[0] == "1/3/11"  # X untouched
+
+
 def test_rule_rejects_index_like_and_thin_targets(sampled):
     script = sampled.script
     assert script._monotone(pd.Series([1, 2, 2, 5, np.nan, 9])) and not script._monotone(pd.Series([3, 1, 2]))
