@@ -56,7 +56,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from primo.errors import InputError
-from primo.models._base import _is_sparse, check_target
+from primo.models._base import _is_sparse, check_target, count_rows
 from primo.models.encoding import frame_from_arrow
 from primo.models.latency import single_row_timings_us
 from primo.models.pram import PrAMClassifier, PrAMRegressor
@@ -231,7 +231,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         X = frame_from_arrow(X)  # one conversion of a polars or pyarrow table for every family's search
         self._check_limits()
         # Named after this estimator, before any family sees y.
-        check_target(self, y, X.shape[0] if hasattr(X, "shape") else len(X), classifier=is_classifier(self),
+        check_target(self, y, count_rows(X), classifier=is_classifier(self),
                      multi_output=False)  # PrAM and every export predict one target
         self._start = time.perf_counter()
         self.searches_, self.candidates_ = {}, {}

@@ -48,6 +48,18 @@ def _is_sparse(X) -> bool:
     return sparse is not None and sparse.issparse(X)
 
 
+def count_rows(X) -> int:
+    """The number of rows of ``X``: its ``shape[0]`` when it has a shape (a sparse matrix has no ``len``), else
+    ``len(X)`` (a list of rows).
+
+    Example
+    -------
+    >>> count_rows(np.zeros((3, 2))), count_rows([[1.0], [2.0]])
+    (3, 2)
+    """
+    return X.shape[0] if hasattr(X, "shape") else len(X)
+
+
 class PrimoModelMixin:
     """Mixin for Primo estimators.
 

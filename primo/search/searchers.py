@@ -121,7 +121,7 @@ from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from primo.errors import InputWarning
-from primo.models._base import check_target
+from primo.models._base import check_target, count_rows
 from primo.models.encoding import frame_from_arrow
 from primo.models.pram import fold_bags
 from primo.parallel import effective_n_jobs
@@ -531,8 +531,7 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         self._start_time = time.perf_counter()
         X = frame_from_arrow(X)  # rows are taken by position below: a polars or pyarrow table as a DataFrame
         # Missing or infinite targets named before any split; the estimator checks its own shape rules.
-        check_target(self.estimator, y, X.shape[0] if hasattr(X, "shape") else len(X),  # sparse X has no len
-                     classifier=is_classifier(self.estimator), multi_output=True)
+        check_target(self.estimator, y, count_rows(X), classifier=is_classifier(self.estimator), multi_output=True)
         y = np.asarray(y)
         own_rules = getattr(self.estimator, "_check_target", None)
         if own_rules is not None:  # a rule of the family (a PrAM classifier needs two classes), once, not per trial

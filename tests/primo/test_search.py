@@ -133,6 +133,28 @@ def test_failed_trials_are_recorded_not_fatal(data_dir):
     assert search.best_params_["min_samples_leaf"] >= 1
 
 
+def test_searches_and_selection_count_x_rows_with_one_helper():
+    """count_rows (primo.models._base) is the one count of X's rows for the target checks of a search and of
+    automatic selection (it was the same expression written out in both): shape[0] where X has a shape (a sparse
+    matrix has no len), else len. A y of another length is named, before any trial, in both."""
+    import scipy.sparse
+
+    import primo.search.searchers
+    import primo.selection
+    from primo import PrimoRegressor
+    from primo.errors import InputError
+    from primo.models._base import count_rows
+
+    X = np.arange(12.0).reshape(6, 2)
+    rows = [X, pd.DataFrame(X), scipy.sparse.csr_matrix(X), X.tolist()]
+    assert [count_rows(r) for r in rows] == [6, 6, 6, 6]
+    assert primo.search.searchers.count_rows is count_rows and primo.selection.count_rows is count_rows
+    for fit in (BayesianSearch(PrDTRegressor(), n_trials=2, progress=False).fit,
+                PrimoRegressor(families=("prdt",), n_trials=2, progress=False).fit):
+        with pytest.raises(InputError, match="X has 6 rows but y has 5"):
+            fit(scipy.sparse.csr_matrix(X), np.ones(5))
+
+
 def test_bad_search_arguments():
     with pytest.raises(ValueError, match="n_trials"):
         BayesianSearch(PrDTRegressor(), n_trials=0).fit(np.zeros((4, 1)), np.arange(4))
