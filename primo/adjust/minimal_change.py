@@ -471,7 +471,7 @@ class _LeafBoxes:
 
     def changes(self, model, row: pd.DataFrame, key, mutable: np.ndarray, target: dict) -> list[dict]:
         """For every leaf with the desired outcome that x can reach: {feature position: new value}."""
-        encoded = np.asarray(model.encode_rows(row), dtype=float).reshape(1, -1)
+        encoded = np.asarray(model.encode_rows(model_input(model, row)), dtype=float).reshape(1, -1)
         read = encoded.astype(np.float32).astype(np.float64)  # the tree compares float32 inputs
         inside = np.where(np.isnan(read), self.missing, (read > self.low) & (read <= self.high))
         wanted = meets_desired(model, self.outcomes, key)

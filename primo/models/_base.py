@@ -410,6 +410,21 @@ def _warn_without_names(known, who: str, argument: str) -> None:
                       UserWarning, stacklevel=3)
 
 
+def _has_feature_names(X: pd.DataFrame) -> bool:
+    """scikit-learn's rule for a table's columns to be feature names: there are some and all are text
+    (a frame made from an array, with column labels 0, 1, ..., has none)."""
+    return X.shape[1] > 0 and all(isinstance(c, str) for c in X.columns)
+
+
+def _warn_with_names(named: bool, known, who: str, argument: str) -> None:
+    """scikit-learn's warning, in its words, when a model fit without names (on an array) is given a table whose
+    columns have names (``named``, by :func:`_has_feature_names`): its columns are taken by position, whatever
+    their names. After the shape checks, as :func:`_warn_without_names`."""
+    if named and known is None:
+        warnings.warn(f"{argument} has feature names, but {who} was fitted without feature names",
+                      UserWarning, stacklevel=3)
+
+
 def check_prediction_input(model, X, *, numeric_frames_as_arrays: bool = False, argument: str = "X"):
     """Check X against what the model was fit on, naming the problem when it does not match.
 
@@ -417,8 +432,10 @@ def check_prediction_input(model, X, *, numeric_frames_as_arrays: bool = False, 
     order, with Arrow-backed columns and ``object`` columns of numbers NumPy-backed
     (:func:`~primo.models.encoding.plain_columns`); a missing, unknown or duplicated column is a
     :class:`~primo.errors.ColumnMismatchError`. Other input is returned as it was given (with scikit-learn's
-    ``UserWarning`` when the model was fit on named columns). NaN is a missing value; dates, text in a column the model
-    reads as numbers, and infinity for a family that cannot read it (PrDT) are errors naming the column.
+    ``UserWarning`` when the model was fit on named columns). A model fit without names (on an array) reads a
+    DataFrame's columns by position, with scikit-learn's ``UserWarning`` when they have names (all text). NaN is
+    a missing value; dates, text in a column the model reads as numbers, and infinity for a family that cannot read
+    it (PrDT) are errors naming the column.
 
     ``numeric_frames_as_arrays``: a DataFrame that is already in the model's column order with only
     numeric columns the model reads as numbers comes back as a float64 array (the caller's library
@@ -443,6 +460,7 @@ def check_prediction_input(model, X, *, numeric_frames_as_arrays: bool = False, 
         values = _numeric_frame_values(model, X, known)
         if values is not None:
             return values if numeric_frames_as_arrays else X
+        named = known is None and _has_feature_names(X)  # before the names become text
         X = plain_columns(_text_names(X, argument))
         if known is not None:
             unknown = [c for c in X.columns if c not in set(known)]
@@ -458,6 +476,7 @@ def check_prediction_input(model, X, *, numeric_frames_as_arrays: bool = False, 
             raise ColumnMismatchError(f"{argument} has {X.shape[1]} features, but {who} is expecting {expected} "
                                       "features as input", argument=argument)
         _check_shape(*X.shape, argument)
+        _warn_with_names(named, known, who, argument)
         _check_frame_values(X, set(model._features_read_as_numbers()), model._accepts_infinity, argument)
         return X
     if _is_sparse(X):

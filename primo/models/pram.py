@@ -423,9 +423,18 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         scores = self.ebm_.term_importances("avg_weight")
         return pd.Series(scores, index=self.term_names_, name="importance").sort_values(ascending=False)
 
+    def _ebm_rows(self, X, numeric_frames_as_arrays: bool = False):
+        """``X`` checked (:func:`~primo.models._base.check_prediction_input`) as interpret reads it: a table for a
+        model fit without names under interpret's own names for its columns (``feature_0000``...), which the model
+        reads by position; interpret would otherwise warn again, in its words, about the table's names."""
+        X = check_prediction_input(self, X, numeric_frames_as_arrays=numeric_frames_as_arrays)
+        if isinstance(X, pd.DataFrame) and getattr(self, "feature_names_in_", None) is None:
+            X = X.set_axis([str(n) for n in self.ebm_.feature_names_in_], axis=1)
+        return X
+
     def eval_terms(self, X) -> np.ndarray:
         """Per-term contributions (n_samples, n_terms); intercept + row sum = raw score."""
-        X = check_prediction_input(self, X)
+        X = self._ebm_rows(X)
         return self.ebm_.eval_terms(X)
 
     def __str__(self) -> str:
@@ -603,7 +612,7 @@ class PrAMRegressor(RegressorMixin, _PrAMBase):
 
     def predict(self, X):
         """Predicted values."""
-        X = check_prediction_input(self, X, numeric_frames_as_arrays=True)
+        X = self._ebm_rows(X, numeric_frames_as_arrays=True)
         return self.ebm_.predict(X)
 
 
@@ -621,15 +630,15 @@ class PrAMClassifier(ClassifierMixin, _PrAMBase):
 
     def predict(self, X):
         """Predicted class labels."""
-        X = check_prediction_input(self, X, numeric_frames_as_arrays=True)
+        X = self._ebm_rows(X, numeric_frames_as_arrays=True)
         return self.ebm_.predict(X)
 
     def predict_proba(self, X):
         """Class probabilities, columns in the order of ``classes_``."""
-        X = check_prediction_input(self, X, numeric_frames_as_arrays=True)
+        X = self._ebm_rows(X, numeric_frames_as_arrays=True)
         return self.ebm_.predict_proba(X)
 
     def decision_function(self, X):
         """Raw additive score (log-odds for binary problems)."""
-        X = check_prediction_input(self, X, numeric_frames_as_arrays=True)
+        X = self._ebm_rows(X, numeric_frames_as_arrays=True)
         return self.ebm_.decision_function(X)

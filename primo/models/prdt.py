@@ -115,7 +115,12 @@ class _PrDTMixin(PrimoModelMixin):
                 return rows, False
             if checked is not X:  # the frame itself, whose names scikit-learn checks
                 return self.encode_rows(X), True
-        return self._encode_checked(checked), True
+        rows = self._encode_checked(checked)
+        if isinstance(rows, pd.DataFrame) and not hasattr(self, "feature_names_in_"):
+            # A tree fit without names reads a table by position: its values, or scikit-learn would repeat
+            # check_prediction_input's warning about the table's names.
+            rows = rows.to_numpy()
+        return rows, True
 
     def predict(self, X, check_input=True):
         """Predicted class or value of each row (X as at fit: array, or DataFrame with text/category columns)."""

@@ -279,3 +279,34 @@ def test_automatic_selection_warns_about_rows_without_names_as_scikit_learn_does
         warnings.simplefilter("error")
         auto.predict(X[["b", "a"]][:5])
         classifier.predict(X[:5])
+
+
+@pytest.mark.parametrize("family", ["prdt", "pram"])
+def test_automatic_selection_warns_about_named_rows_for_a_fit_without_names_as_scikit_learn_does(family):
+    """Fit on an array, predicted on a DataFrame: the selected model's warning that the columns are read by position
+    (scikit-learn's words, as GridSearchCV's), once per call; before, a selected PrAM gave interpret's warning
+    instead. The selection's own fit on an array gives none."""
+    import warnings
+
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=150), "b": rng.normal(size=150)})
+    cheap = {"pram": {"max_rounds": 50, "outer_bags": 1, "n_jobs": 1}}
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*feature names")
+        auto = PrimoRegressor(families=(family,), n_trials=2, family_params=cheap, n_jobs=1, progress=False,
+                              random_state=0).fit(X.to_numpy(), X["a"].to_numpy())
+        classifier = PrimoClassifier(families=(family,), n_trials=2, family_params=cheap, n_jobs=1, progress=False,
+                                     random_state=0).fit(X.to_numpy(), (X["a"] > 0).to_numpy())
+        auto.predict(X.to_numpy()[:5])
+        classifier.predict_proba(X.to_numpy()[:5])
+    who = type(auto.best_estimator_).__name__
+    for method in (auto.predict, classifier.predict, classifier.predict_proba):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            method(X[:5])
+        assert [str(w.message) for w in caught if "feature names" in str(w.message)] == [
+            f"X has feature names, but {type(method.__self__.best_estimator_).__name__} was fitted without feature names"]
+    assert who == {"prdt": "PrDTRegressor", "pram": "PrAMRegressor"}[family]

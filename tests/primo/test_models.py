@@ -423,3 +423,40 @@ def test_pair_cells_never_leave_out_two_continuous_features():
     X = pd.DataFrame({"a": np.arange(600.0), "b": np.arange(600.0)[::-1], "city": [f"c{i % 300}" for i in range(600)]})
     assert 128 * 128 > MAX_PAIR_CELLS
     assert _pairs_too_large(X, None, 128) == [(0, 2), (1, 2)]
+
+
+@pytest.mark.parametrize("family", [PrDTClassifier, PrAMClassifier])
+def test_named_rows_for_a_model_fit_without_names_are_warned_about_as_scikit_learn_does(family):
+    """The reverse of the warning above: a model fit on an array reads a DataFrame's columns by position, whatever
+    their names, and says so in scikit-learn's words, once per call of every prediction method (before: interpret's
+    own "falling back to positional columns" for a PrAM, and nothing for a PrDT whose rows were encoded, such as a
+    boolean column). Arrays, a frame whose column labels are not text (scikit-learn's rule: no names), and a model
+    fit on names stay quiet; a wrong width is an error alone."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=120), "b": rng.normal(size=120), "c": rng.integers(0, 2, size=120)})
+    y = (X["a"] > 0).astype(int)
+    params = {"max_rounds": 30, "outer_bags": 1, "n_jobs": 1} if family is PrAMClassifier else {"random_state": 0}
+    model = family(**params).fit(X.to_numpy(), y)
+    methods = [model.predict, model.predict_proba] + ([model.decision_function, model.eval_terms]
+                                                      if family is PrAMClassifier else [model.apply, model.decision_path])
+    expected = f"X has feature names, but {family.__name__} was fitted without feature names"
+    for rows in (X[:5], X[:5].astype({"c": bool})):
+        for method in methods:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                method(rows)
+            assert [str(w.message) for w in caught] == [expected], method.__name__
+            assert caught[0].category is UserWarning
+    reordered = X[["b", "a", "c"]][:5]
+    with pytest.warns(UserWarning, match=expected):  # read by position, not by name
+        np.testing.assert_array_equal(model.predict_proba(reordered), model.predict_proba(reordered.to_numpy()))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for method in methods:
+            method(X.to_numpy()[:5])
+            method(pd.DataFrame(X.to_numpy()[:5]))  # column labels 0, 1, 2: no names
+        with pytest.raises(ValueError, match="X has 2 features"):
+            model.predict(X[["a", "b"]][:5])
+        family(**params).fit(X, y).predict(X[:5])

@@ -181,6 +181,22 @@ def test_arrow_tables_are_matched_by_column_name():
         assert repr(result.changes) == repr(expected.changes)  # repr: a missing value is NaN, unequal to itself
 
 
+def test_rows_of_a_model_fit_on_an_array_give_no_warning_about_names():
+    """Counterfactuals of a model fit without names work on frames under the model's x0, x1... internally: the
+    tree's leaf boxes read them as the array the model was fit on, not as named columns it would warn about."""
+    import warnings
+
+    X, price = housing(n=200)
+    X = X.select_dtypes("number")
+    for model in (PrDTRegressor(ccp_alpha=100.0, random_state=0).fit(X.to_numpy(), price),
+                  PrAMRegressor(max_rounds=50, outer_bags=1, n_jobs=1, random_state=0).fit(X.to_numpy(), price)):
+        desired = (model.predict(X.to_numpy()[:1])[0] + 100, None)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("error", message=".*feature names")
+            for method in ("structural", "nearest"):
+                counterfactuals(model, X.to_numpy()[0], desired, X.to_numpy(), k=2, method=method)
+
+
 def test_regression_range_on_clara_ms(pram_ms, prdt_regressor, clara):
     X, _, X_test, _ = clara
     for model in (pram_ms, prdt_regressor):
