@@ -116,12 +116,18 @@ def explain_local(model, X, rows=None) -> list[AdditiveContribution] | list[Deci
     -------
     >>> [c.raw_score for c in explain_local(pram, X_test, rows=[0, 1])]  # doctest: +SKIP
     """
-    subset, labels = select_rows(model, X, rows)
-    if hasattr(model, "ebm_"):
-        return explain_additive_rows(model, subset, labels)
-    if hasattr(model, "tree_"):
+    from primo.models._base import check_prediction_input, names_warned_once
+
+    if not (hasattr(model, "ebm_") or hasattr(model, "tree_")):
+        raise TypeError(f"expected a fitted PrDT or PrAM model, got {type(model).__name__}")
+    # The caller's rows, checked here: scikit-learn's warning about their names (when due) once per call,
+    # not once more from every prediction made for them below.
+    X = check_prediction_input(model, X)
+    with names_warned_once():
+        subset, labels = select_rows(model, X, rows)
+        if hasattr(model, "ebm_"):
+            return explain_additive_rows(model, subset, labels)
         return explain_tree_rows(model, subset, labels)
-    raise TypeError(f"expected a fitted PrDT or PrAM model, got {type(model).__name__}")
 
 
 __all__ = [

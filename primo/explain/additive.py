@@ -227,20 +227,22 @@ def explain_additive_rows(model, X: pd.DataFrame, labels: list[str]) -> list[Add
     -------
     >>> explain_additive_rows(pram, X_test.iloc[:2], ["row 0", "row 1"])[0].raw_score  # doctest: +SKIP
     """
-    from primo.models._base import check_prediction_input
+    from primo.models._base import check_prediction_input, names_warned_once
 
     check_is_fitted(model, "ebm_")
     # An Arrow table as a frame, a frame's columns in the model's order: the features are listed as the model
-    # reads them (and as its terms are), whatever the caller's column order.
+    # reads them (and as its terms are), whatever the caller's column order. The warning about names, when
+    # due, is given by this check only, not again by each method the rows are passed to.
     X = check_prediction_input(model, X)
     ebm = model.ebm_
-    contributions = np.asarray(model.eval_terms(X), dtype=float)
+    with names_warned_once():
+        contributions = np.asarray(model.eval_terms(X), dtype=float)
+        predictions = model.predict(X)
+        probabilities = model.predict_proba(X) if hasattr(model, "predict_proba") else None
+        cautions = row_cautions(model, X, predictions)
     intercept = np.atleast_1d(np.asarray(ebm.intercept_, dtype=float))
-    predictions = model.predict(X)
-    probabilities = model.predict_proba(X) if hasattr(model, "predict_proba") else None
     classes = list(model.classes_) if hasattr(model, "classes_") else None
     frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X), columns=model.feature_names_)
-    cautions = row_cautions(model, X, predictions)
     rows = []
     for i, label in enumerate(labels):
         class_shown, probability = None, None

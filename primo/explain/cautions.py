@@ -150,12 +150,14 @@ def row_cautions(model, X, predictions=None) -> list[RowCautions]:
     -------
     >>> [c.messages for c in row_cautions(pram, X_test) if c.flagged]  # doctest: +SKIP
     """
-    from primo.models._base import check_prediction_input
+    from primo.models._base import check_prediction_input, names_warned_once
 
-    X = check_prediction_input(model, X)
+    X = check_prediction_input(model, X)  # the warning about names, when due: here only, not again from predict
     names = list(model.feature_names_)
     frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X, dtype=object), columns=names)
-    predictions = model.predict(X) if predictions is None else predictions
+    if predictions is None:
+        with names_warned_once():
+            predictions = model.predict(X)
     bounds = target_range(model)
     unseen = _unseen_categories(model, frame, names)
     beyond, ranges = _beyond_training_range(model, frame, names)

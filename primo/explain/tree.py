@@ -235,18 +235,19 @@ def explain_tree_rows(model, X, labels: list[str], explanation: TreeExplanation 
     >>> path = explain_tree_rows(prdt, X_test.iloc[:1], ["row 0"])[0]  # doctest: +SKIP
     >>> [step.condition for step in path.steps]  # doctest: +SKIP
     """
-    from primo.models._base import check_prediction_input
+    from primo.models._base import check_prediction_input, names_warned_once
 
-    X = check_prediction_input(model, X)
+    X = check_prediction_input(model, X)  # the warning about names, when due: here only, not once per method below
     explanation = explanation or explain_tree(model)
     frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X), columns=_feature_names(model))
     frame = frame.infer_objects()
     vocabularies = getattr(model, "categories_", {})
     # What the tree compared: category codes (unseen ones missing), booleans as 0/1.
     values = encode_table(frame, vocabularies).to_numpy() if vocabularies or needs_encoding(frame) else frame.to_numpy(dtype=float)
-    indicator = model.decision_path(X)
-    predictions = model.predict(X)
-    cautions = row_cautions(model, X, predictions)
+    with names_warned_once():
+        indicator = model.decision_path(X)
+        predictions = model.predict(X)
+        cautions = row_cautions(model, X, predictions)
     feature_index = {name: i for i, name in enumerate(_feature_names(model))}
     paths = []
     for i, label in enumerate(labels):

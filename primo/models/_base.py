@@ -8,6 +8,8 @@ messages name neither the column nor the rows at fault, and PrAM's DataFrames go
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import sys
 import warnings
 
@@ -402,10 +404,38 @@ def _numeric_frame_values(model, X: pd.DataFrame, known) -> np.ndarray | None:
     return values
 
 
+#: True while a function that has checked the caller's rows (and so warned about their names, when due) passes
+#: them on to the model's own methods: see :func:`names_warned_once`.
+_NAMES_WARNED = contextvars.ContextVar("primo_names_warned", default=False)
+
+
+@contextlib.contextmanager
+def names_warned_once():
+    """Within this block, :func:`check_prediction_input` gives no warning about feature names.
+
+    For a function that checks the caller's rows itself (which gives scikit-learn's warning, when due, once per
+    call) and then passes the same rows to several of the model's methods, each of which would warn again. A
+    context variable rather than a warnings filter: other threads' warnings, and every other warning, are kept.
+
+    Example
+    -------
+    >>> from primo import PrDTRegressor
+    >>> tree = PrDTRegressor().fit(pd.DataFrame({"a": [1.0, 2.0]}), [1.0, 2.0])
+    >>> with names_warned_once():
+    ...     tree.predict(np.ones((1, 1))).tolist()
+    [1.0]
+    """
+    token = _NAMES_WARNED.set(True)
+    try:
+        yield
+    finally:
+        _NAMES_WARNED.reset(token)
+
+
 def _warn_without_names(known, who: str, argument: str) -> None:
     """scikit-learn's warning, in its words, when a model fit on named columns is given rows without names
     (taken by position, in the fitted order). After the shape checks: a wrong width is an error alone."""
-    if known is not None:
+    if known is not None and not _NAMES_WARNED.get():
         warnings.warn(f"{argument} does not have valid feature names, but {who} was fitted with feature names",
                       UserWarning, stacklevel=3)
 
@@ -420,7 +450,7 @@ def _warn_with_names(named: bool, known, who: str, argument: str) -> None:
     """scikit-learn's warning, in its words, when a model fit without names (on an array) is given a table whose
     columns have names (``named``, by :func:`_has_feature_names`): its columns are taken by position, whatever
     their names. After the shape checks, as :func:`_warn_without_names`."""
-    if named and known is None:
+    if named and known is None and not _NAMES_WARNED.get():
         warnings.warn(f"{argument} has feature names, but {who} was fitted without feature names",
                       UserWarning, stacklevel=3)
 
@@ -433,9 +463,9 @@ def check_prediction_input(model, X, *, numeric_frames_as_arrays: bool = False, 
     (:func:`~primo.models.encoding.plain_columns`); a missing, unknown or duplicated column is a
     :class:`~primo.errors.ColumnMismatchError`. Other input is returned as it was given (with scikit-learn's
     ``UserWarning`` when the model was fit on named columns). A model fit without names (on an array) reads a
-    DataFrame's columns by position, with scikit-learn's ``UserWarning`` when they have names (all text). NaN is
-    a missing value; dates, text in a column the model reads as numbers, and infinity for a family that cannot read
-    it (PrDT) are errors naming the column.
+    DataFrame's columns by position, with scikit-learn's ``UserWarning`` when they have names (all text); inside
+    :func:`names_warned_once` neither warning is given. NaN is a missing value; dates, text in a column the model
+    reads as numbers, and infinity for a family that cannot read it (PrDT) are errors naming the column.
 
     ``numeric_frames_as_arrays``: a DataFrame that is already in the model's column order with only
     numeric columns the model reads as numbers comes back as a float64 array (the caller's library

@@ -93,3 +93,39 @@ def test_row_features_are_listed_in_the_models_order_whatever_the_callers():
         assert pd.Series(mine.features).equals(pd.Series(theirs.features))
         assert mine.features["city"] == row["city"] and mine.features["rooms"] == row["rooms"]
         pd.testing.assert_series_equal(mine.contributions, theirs.contributions)
+
+
+@pytest.mark.parametrize("rows", [None, 3])
+def test_rows_without_names_are_warned_about_once_per_call(rows):
+    """explain_local checks the caller's rows once: an array for a PrAM fit on a DataFrame gives scikit-learn's
+    warning once (before, once more from each internal call: the check, eval_terms, predict, predict_proba, the
+    cautions and, for rows=3, the ranking), and so does explain_additive_rows; the reverse (a DataFrame for a PrAM
+    fit on an array) too. The contributions are those of the named rows."""
+    import warnings
+
+    from primo import PrAMClassifier
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=150), "b": rng.normal(size=150)})
+    y = X["a"] + X["b"] > 0
+    params = dict(max_rounds=50, outer_bags=1, n_jobs=1, random_state=0)
+    named, unnamed = PrAMClassifier(**params).fit(X, y), PrAMClassifier(**params).fit(X.to_numpy(), y)
+    without = "X does not have valid feature names, but PrAMClassifier was fitted with feature names"
+    with_names = "X has feature names, but PrAMClassifier was fitted without feature names"
+    for call, model, given, message in [
+            (lambda m, X: explain_local(m, X, rows=rows), named, X.to_numpy()[:20], without),
+            (lambda m, X: explain_local(m, X, rows=rows), unnamed, X[:20], with_names),
+            (lambda m, X: explain_additive_rows(m, X, ["first", "second"]), named, X.to_numpy()[:2], without)]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call(model, given)
+        assert [str(w.message) for w in caught] == [message]
+    with pytest.warns(UserWarning, match=without):
+        from_array = explain_local(named, X.to_numpy()[:20], rows=rows)
+    for mine, theirs in zip(from_array, explain_local(named, X[:20], rows=rows)):
+        pd.testing.assert_series_equal(mine.contributions, theirs.contributions)
+        assert (mine.features, mine.probability) == (theirs.features, theirs.probability)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        explain_local(unnamed, X.to_numpy()[:20], rows=rows)
+        explain_local(named, X[:20], rows=rows)

@@ -57,3 +57,43 @@ def test_regression_leaf_value_is_the_mean_target(prdt_regressor, clara):
     leaf = next(n for n in tree.nodes if n.is_leaf)
     assert leaf.value[0] == pytest.approx(np.mean(y[leaf_of_row == leaf.id]))
     assert tree.classes is None and tree.task == "regression"
+
+
+@pytest.mark.parametrize("rows", [None, 3, [0, -1]])
+def test_rows_without_names_are_warned_about_once_per_call(rows):
+    """explain_local checks the caller's rows once: an array for a tree fit on a DataFrame gives scikit-learn's
+    warning once (before, once more from each internal call: the check, decision_path, predict, the cautions and,
+    for rows=3, the ranking), and so do explain_tree_rows and row_cautions; the reverse (a DataFrame for a tree fit
+    on an array) too. The paths are those of the named rows; rows given as the model was fit give no warning."""
+    import warnings
+
+    import pandas as pd
+
+    from primo import PrDTRegressor
+    from primo.explain import explain_tree_rows, row_cautions
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=100), "b": rng.normal(size=100)})
+    y = X["a"] + X["b"]
+    named = PrDTRegressor(max_depth=3, random_state=0).fit(X, y)
+    unnamed = PrDTRegressor(max_depth=3, random_state=0).fit(X.to_numpy(), y)
+    without = "X does not have valid feature names, but PrDTRegressor was fitted with feature names"
+    with_names = "X has feature names, but PrDTRegressor was fitted without feature names"
+    for call, model, given, message in [
+            (lambda m, X: explain_local(m, X, rows=rows), named, X.to_numpy()[:20], without),
+            (lambda m, X: explain_local(m, X, rows=rows), unnamed, X[:20], with_names),
+            (lambda m, X: explain_tree_rows(m, X, ["first", "second"]), named, X.to_numpy()[:2], without),
+            (lambda m, X: row_cautions(m, X), named, X.to_numpy()[:5], without)]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call(model, given)
+        assert [str(w.message) for w in caught] == [message]
+    paths = explain_local(named, X[:20], rows=rows)
+    with pytest.warns(UserWarning, match=without):
+        from_array = explain_local(named, X.to_numpy()[:20], rows=rows)
+    assert [(p.leaf.id, p.prediction, p.features) for p in from_array] == [
+        (p.leaf.id, p.prediction, p.features) for p in paths]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        explain_local(unnamed, X.to_numpy()[:20], rows=rows)
+        explain_local(named, X[:20], rows=rows)
