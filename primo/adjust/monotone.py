@@ -36,6 +36,7 @@ import copy
 import logging
 
 import numpy as np
+import pandas as pd
 from scipy.optimize import isotonic_regression
 from scipy.stats import spearmanr
 from sklearn.base import clone
@@ -44,7 +45,7 @@ from sklearn.isotonic import IsotonicRegression
 from primo.adjust.log import append_record, edits_of, operation, replay, target_model
 from primo.adjust.terms import check_pram, forget_bag_spread, resolve_term, restore_term, term_cuts
 from primo.errors import InputError
-from primo.models._base import check_prediction_input
+from primo.models._base import _is_sparse, check_prediction_input
 
 logger = logging.getLogger(__name__)
 
@@ -324,10 +325,17 @@ def _tree_directions(model, names, directions, X_train, y_train) -> dict[int, in
 
 def _training_columns(model, X_train, y_train, action: str):
     """``X_train`` with a frame's columns matched by name and put in the model's order (as predict does):
-    ``monotonic_cst`` and the "auto" direction read features by position."""
+    ``monotonic_cst`` and the "auto" direction read features by position. Rows without names, for a tree fit on
+    named columns, become a frame under the model's names (taken by position, as predict reads them): the refit
+    keeps the names the model was fit with (``feature_names_in_``, its printed rules)."""
     if X_train is None or y_train is None:
         raise ValueError(f"{action}: pass X_train and y_train")
-    return check_prediction_input(model, X_train, argument="X_train")
+    X_train = check_prediction_input(model, X_train, argument="X_train")
+    names = getattr(model, "feature_names_in_", None)
+    if names is not None and not isinstance(X_train, pd.DataFrame) and not _is_sparse(X_train):
+        # As PrDT reads an array when predicting (_PrDTMixin._encode_checked): column by column.
+        X_train = pd.DataFrame(np.asarray(X_train), columns=[str(n) for n in names]).infer_objects()
+    return X_train
 
 
 def _monotonize_tree(model, names, directions, inplace, X_train, y_train, sample_weight):

@@ -172,3 +172,28 @@ def test_prdt_monotonize_names_x_train_in_its_input_errors():
     with pytest.raises(InputError, match=r"^X_train must be 2-D") as error:
         undo(plus, X_train=X["a"].to_numpy(), y_train=y)
     assert error.value.argument == "X_train"
+
+
+def test_prdt_monotonize_with_an_array_keeps_the_names_the_tree_was_fit_with():
+    """X_train as an array (read by position, with scikit-learn's warning) for a tree fit on a DataFrame: the refit
+    and its undo keep feature_names_in_ and print their rules with the names; before, the refit was fit on the
+    array and printed x0, x1 (and an object array holding a text category was refused). The tree is the one the
+    DataFrame gives."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"load": rng.uniform(0, 1, 400), "size": rng.uniform(0, 1, 400)})
+    y = X["load"] - 0.3 * np.sin(12 * X["load"]) + X["size"] + rng.normal(0, 0.05, 400)
+    tree = PrDTRegressor(max_depth=4, random_state=0).fit(X, y)
+    expected = monotonize(tree, "load", X_train=X, y_train=y)
+    with pytest.warns(UserWarning, match="X_train does not have valid feature names"):
+        plus = monotonize(tree, "load", X_train=X.to_numpy(), y_train=y)
+    assert list(plus.feature_names_in_) == ["load", "size"] and plus.feature_names_ == ["load", "size"]
+    assert str(plus) == str(expected) and "load <=" in str(plus) and "x0" not in str(plus)
+    np.testing.assert_array_equal(plus.predict(X), expected.predict(X))
+    with pytest.warns(UserWarning, match="X_train does not have valid feature names"):
+        back = undo(plus, X_train=X.to_numpy(), y_train=y)
+    assert list(back.feature_names_in_) == ["load", "size"] and str(back) == str(tree)
+    texts = X.assign(size=np.where(X["size"] > 0.5, "large", "small"))  # a text category, as an object array
+    tree = PrDTRegressor(max_depth=4, random_state=0).fit(texts, y)
+    with pytest.warns(UserWarning, match="X_train does not have valid feature names"):
+        plus = monotonize(tree, "load", X_train=texts.to_numpy(), y_train=y)  # refused before: text in an array
+    assert str(plus) == str(monotonize(tree, "load", X_train=texts, y_train=y))
