@@ -573,9 +573,12 @@ def render_readme(results: dict, out: Path | None = None) -> str:
 
 
 LAST_RUN_REASON = (
-    "Why the 2026-11-30 run (`--parts workload policies`) was made: automatic selection changed since the run of "
-    "2026-11-29. It scores the default PrAM at EBM's 1,024 main-effect bins beside its search budget when a numeric "
-    "feature has more than 256 distinct values (02daff7), as the logs' durations, requests and user histories do.")
+    "Why the 2026-11-30 (late) run (`--parts workload policies`) was made: interpret's choice of pairs in a PrAM no "
+    "longer considers a pair with a categorical feature whose heatmap would have more than 8,192 cells "
+    "(`primo.models.pram.MAX_PAIR_CELLS`, 2ae91eb and 03ccc8e). In the training jobs the models read, the job-name "
+    "column has 360 names on NASA and 2,231 on LLNL, so it no longer pairs with a number cut to 32 bins; the user "
+    "columns (at most 144 users there) and SDSC's inputs are unaffected. NASA's workload part alone, rerun at "
+    "2ae91eb^ and at 2ae91eb, gave the last run's model and this run's, so that commit moved it.")
 """Why the report was regenerated, dated: written by whoever regenerates it; what moved is computed."""
 DECISION_LATENCY_NOTE = (
     "The decision-latency sections below were re-measured on 2026-11-30 (`python "
