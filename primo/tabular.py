@@ -99,11 +99,18 @@ def _read_decimal_commas(table: pd.DataFrame) -> None:
                       stacklevel=4)
 
 
-def split_target(table: pd.DataFrame, target: str) -> tuple[pd.DataFrame, pd.Series]:
-    """Split a table into features and the ``target`` column (named in the error when absent)."""
+def split_target(table: pd.DataFrame, target: str, drop=()) -> tuple[pd.DataFrame, pd.Series]:
+    """Split a table into features and the ``target`` column, leaving out the ``drop`` columns (a name not in the
+    table is an error naming it, as an absent target is)."""
+    columns = ", ".join(map(str, table.columns))
     if target not in table.columns:
-        raise KeyError(f"target column {target!r} not in the data (columns: {', '.join(map(str, table.columns))})")
-    return table.drop(columns=[target]), table[target]
+        raise KeyError(f"target column {target!r} not in the data (columns: {columns})")
+    unknown = [name for name in drop if name not in table.columns]
+    if unknown:
+        raise KeyError(f"columns to drop {unknown} not in the data (columns: {columns})")
+    if target in drop:
+        raise KeyError(f"{target!r} is the target column; it cannot be dropped too")
+    return table.drop(columns=[target, *drop]), table[target]
 
 
 def model_inputs(model, table):

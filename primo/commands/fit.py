@@ -33,6 +33,9 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser("fit", help="fit a model on a CSV/Parquet table", description=__doc__)
     parser.add_argument("data", help="training table (.csv, .tsv or .txt: UTF-8, separator sniffed; or .parquet)")
     parser.add_argument("--target", required=True, help="name of the target column")
+    parser.add_argument("--drop", nargs="+", default=[], metavar="COLUMN",
+                        help="columns to leave out of the features (identifiers, free text, dates written as text); "
+                             "primo predict ignores them in its tables")
     parser.add_argument("--task", choices=["auto", "classification", "regression"], default="auto")
     parser.add_argument("--model", choices=["auto", "prdt", "pram"], default="auto",
                         help="model family; auto searches both and keeps the best meeting the requirements")
@@ -91,15 +94,34 @@ def run(args) -> int:
 
 
 def _fit(args) -> int:
-    import primo
-    from primo.search import BayesianSearch, PruningSearch
-    from primo.selection import AUTO_CV_MAX_ROWS
+    import shlex
+
+    from primo.errors import InputError
     from primo.tabular import read_table, split_target
 
-    X, y = split_target(read_table(args.data), args.target)
+    X, y = split_target(read_table(args.data), args.target, args.drop)
     if y.isna().any():
         raise ValueError(f"target column {args.target!r} has {int(y.isna().sum())} missing values")
     task = infer_task(y) if args.task == "auto" else args.task
+    try:
+        chosen = _fit_model(args, X, y, task)
+    except InputError as error:  # the fix the library suggests is Python; on the command line it is --drop
+        if error.argument != "X" or error.column is None:
+            raise
+        raise type(error)(f"{error}; or fit without it: --drop {shlex.quote(error.column)}", argument=error.argument,
+                          column=error.column) from error
+    path = chosen.save(args.out)
+    print(chosen)
+    print(f"saved {type(chosen).__name__} ({task}) to {path}")
+    return 0
+
+
+def _fit_model(args, X, y, task: str):
+    """The model ``primo fit`` saves: automatic selection's choice, or one family searched or fit as it is."""
+    import primo
+    from primo.search import BayesianSearch, PruningSearch
+    from primo.selection import AUTO_CV_MAX_ROWS
+
     cv = args.cv if args.cv is not None else (5 if len(y) <= AUTO_CV_MAX_ROWS else None)
     common = dict(scoring=args.scoring, tolerance=args.tolerance, lam=args.lam, gamma=args.gamma, cv=cv,
                   n_jobs=args.jobs, random_state=args.seed, progress=True)
@@ -127,7 +149,4 @@ def _fit(args) -> int:
                   f"the trivial predictor's; size {kept['size']:g})")
         else:
             chosen = estimator.fit(X, y)
-    path = chosen.save(args.out)
-    print(chosen)
-    print(f"saved {type(chosen).__name__} ({task}) to {path}")
-    return 0
+    return chosen

@@ -195,3 +195,25 @@ def test_text_tables_as_spreadsheets_write_them(clara_csv, tmp_path, capsys):
     assert main(["fit", str(tmp_path / "latin1.csv"), "--target", "cores", "--out", str(tmp_path / "m.primo")]) == 2
     assert "not UTF-8 text (byte 0xfc" in capsys.readouterr().err
     assert not (tmp_path / "m.primo").exists()
+
+
+def test_fit_drops_columns_and_names_drop_for_a_column_it_refuses(tmp_path, capsys):
+    """A column the models refuse (dates written as text) is named with the command-line fix, ``--drop``; dropped
+    columns are left out of the features, and ``primo predict`` ignores them in the table it is given."""
+    rng = np.random.default_rng(0)
+    n = 120
+    table = pd.DataFrame({"day": pd.date_range("2026-01-01", periods=n).strftime("%Y-%m-%d"),
+                          "load": rng.uniform(0, 1, n), "city": rng.choice(["Paris", "Lyon"], n)})
+    table["latency"] = 3 * table["load"] + (table["city"] == "Lyon") + rng.normal(0, 0.1, n)
+    data, model_path = tmp_path / "jobs.csv", tmp_path / "m.primo"
+    table.to_csv(data, index=False)
+    fit = ["fit", str(data), "--target", "latency", "--model", "prdt", "--trials", "0", "--out", str(model_path)]
+    assert main(fit) == 2
+    error = capsys.readouterr().err
+    assert "column 'day' holds dates written as text" in error and error.rstrip().endswith("or fit without it: --drop day")
+    assert main(fit[:2] + ["--target", "latency", "--drop", "nope", "--out", str(model_path)]) == 2
+    assert "columns to drop ['nope'] not in the data" in capsys.readouterr().err
+    assert main(fit + ["--drop", "day"]) == 0
+    assert list(primo.load(model_path).feature_names_in_) == ["load", "city"]
+    assert main(["predict", str(model_path), str(data), "--out", str(tmp_path / "p.csv")]) == 0
+    assert len(pd.read_csv(tmp_path / "p.csv")) == n
