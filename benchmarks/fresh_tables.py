@@ -24,9 +24,19 @@ PrDT and PrAM made monotone in the table's first numeric feature (:func:`primo.a
 regression and binary tables). For classifiers, every model's counterfactuals of the first held-out row
 (:func:`primo.adjust.counterfactuals`, another class desired) must be predicted as that class.
 
+``--draw N`` runs the same checks on the tables of draw ``N`` of ``sampled_tables.py`` instead (its
+written rule, its :func:`sampled_tables.draw` and :func:`sampled_tables.load_table`: at most 2,000
+rows, dates written as text read as days; binary and multiclass targets are classification here).
+Its rows go to ``reports/benchmarks/fresh_tables_drawN.json`` and the printed lines to
+``fresh_tables_drawN.txt`` (``--json``/``--txt`` to change), merged by table after every model, so
+separate runs of disjoint ``--tables`` fill one file and a run stopped by hand keeps the models it
+finished. ``--too-slow TABLE NOTE`` records, without running anything, that a table was stopped
+(NOTE: what was running), as a row that is not OK.
+
 Usage (from the repository root; gcc, node and lua5.1 on PATH)::
 
     PYTHONPATH=. python benchmarks/fresh_tables.py [--tables Cars93 Bwages] [--json out.json]
+    PYTHONPATH=. nice -n 19 python benchmarks/fresh_tables.py --draw 7 [--tables OJ CPS85]
 """
 from __future__ import annotations
 
@@ -48,7 +58,8 @@ from primo.export import FORMATS, compile_python, encode_categories, export_mode
 from primo.export.runtimes import differing_rows, verify_export
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from tabular_suite import score  # noqa: E402  (the suite's metrics: MAE, or log loss over every class)
+from tabular_suite import ROOT, score  # noqa: E402  (the suite's metrics: MAE, or log loss over every class)
+from sampled_tables import draw, load_table  # noqa: E402  (the drawn tables, loaded as that benchmark loads them)
 
 
 def _diamonds(frame: pd.DataFrame) -> pd.DataFrame:
@@ -98,6 +109,18 @@ def load(name: str):
     frame = prepare(frame) if prepare else frame
     frame = frame[frame[target].notna()].reset_index(drop=True)
     return frame.drop(columns=[target, *drop]), frame[target], task
+
+
+def load_drawn(spec) -> tuple[pd.DataFrame, pd.Series, str]:
+    """Features, target and task of a table of a ``sampled_tables.py`` draw, as that benchmark loads it."""
+    table = load_table(spec)
+    return table.X, table.y, "regression" if spec.task == "regression" else "classification"
+
+
+def draw_paths(number: int) -> tuple[Path, Path]:
+    """Where a draw's rows (JSON) and printed lines (text) go by default."""
+    stem = ROOT / "reports" / "benchmarks" / f"fresh_tables_draw{number}"
+    return stem.with_suffix(".json"), stem.with_suffix(".txt")
 
 
 def export_problems(model, X_test, y_test, directory: Path) -> tuple[list[str], dict | None]:
@@ -180,8 +203,11 @@ def derived_models(prdt, pram, X_train, y_train, task: str) -> dict:
     return derived
 
 
-def run_table(name: str) -> list[dict]:
-    X, y, task = load(name)
+def run_table(name: str, loaded: tuple | None = None, record=None) -> list[dict]:
+    """Every model's row on a table: ``loaded`` is its (features, target, task), by default
+    :func:`load`'s; ``record`` (if given) is called with each row as soon as it is made."""
+    X, y, task = loaded if loaded is not None else load(name)
+    record = record or (lambda row: None)
     test = np.random.default_rng(0).random(len(y)) < 0.25
     X_train, y_train, X_test, y_test = X[~test], y[~test], X[test], y[test]
     classification = task == "classification"
@@ -205,11 +231,13 @@ def run_table(name: str) -> list[dict]:
                 row.update(fit_s=time.perf_counter() - start, status="refused", problems=[str(error)])
                 row["ok"] = error.column in X and pd.api.types.is_datetime64_any_dtype(X[error.column])
                 results.append(row)
+                record(row)
                 continue
             except Exception as error:  # a benchmark reports every failure, whatever its type
                 row.update(fit_s=time.perf_counter() - start, status="failed", ok=False,
                            problems=[f"raised {type(error).__name__}: {error}"])
                 results.append(row)
+                record(row)
                 continue
             row["fit_s"] = time.perf_counter() - start
             model = getattr(fitted, "best_estimator_", fitted)
@@ -228,6 +256,7 @@ def run_table(name: str) -> list[dict]:
                     problems.append(f"counterfactuals raised {type(error).__name__}: {error}")
             row.update(status="fitted", problems=problems, ok=not problems)
         results.append(row)
+        record(row)
         if label in ("prdt", "pram") and row["status"] == "fitted":
             defaults[label] = model
             if len(defaults) == 2:
@@ -237,25 +266,77 @@ def run_table(name: str) -> list[dict]:
     return results
 
 
+def line(row: dict) -> str:
+    """A row as printed."""
+    loss = ", ".join(f"{k} {v:.4g}" for k, v in row.get("loss", {}).items())
+    return (f"{row['table']:10s} {row['model']:13s} {row.get('family', '-'):15s} size {row.get('size', float('nan')):8.0f} "
+            f"fit {row.get('fit_s', float('nan')):6.1f} s  failed trials {row.get('failed_trials', 0):2d}  {loss:18s} "
+            + ("OK" if row["ok"] else "PROBLEMS") + (f" ({row['status']}: {'; '.join(row['problems'])})"
+                                                    if row["problems"] else ""))
+
+
+def summary(rows: list[dict]) -> str:
+    bad = [f"{r['table']}/{r['model']}" for r in rows if not r["ok"]]
+    return f"{len(rows) - len(bad)} of {len(rows)} OK" + (f"; problems: {', '.join(bad)}" if bad else "")
+
+
+def merge_rows(path: Path, rows: list[dict], order, replace: str | None = None) -> list[dict]:
+    """Add ``rows`` to the rows in the JSON at ``path`` (after removing the table ``replace``'s), kept in
+    the tables' ``order``; rewritten under an exclusive lock, so runs of disjoint tables share one file."""
+    import fcntl
+
+    with open(path.with_name(path.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        merged = [r for r in (json.loads(path.read_text()) if path.exists() else []) if r["table"] != replace] + rows
+        rank = {name: i for i, name in enumerate(order)}
+        merged.sort(key=lambda r: rank.get(r["table"], len(rank)))  # stable: a table's rows keep their order
+        path.write_text(json.dumps(merged, indent=1, default=float))
+    return merged
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tables", nargs="+", default=list(TABLES), choices=list(TABLES))
-    parser.add_argument("--json", default=None, help="write every row here")
+    parser.add_argument("--draw", type=int, default=None,
+                        help="the tables of this draw of sampled_tables.py instead of the hand-picked ones")
+    parser.add_argument("--tables", nargs="+", default=None, help="these tables only (names of the draw with --draw)")
+    parser.add_argument("--json", default=None, help="write every row here (with --draw: merged by table; "
+                                                     "default reports/benchmarks/fresh_tables_drawN.json)")
+    parser.add_argument("--txt", default=None, help="write the printed lines of every row here (default with "
+                                                    "--draw: reports/benchmarks/fresh_tables_drawN.txt)")
+    parser.add_argument("--too-slow", nargs=2, action="append", default=[], metavar=("TABLE", "NOTE"),
+                        help="run nothing: record that TABLE was stopped, NOTE saying what was running")
     args = parser.parse_args(argv)
+    specs = draw(args.draw) if args.draw is not None else None
+    names = list(specs) if specs is not None else list(TABLES)
+    unknown = [n for n in (args.tables or []) + [t for t, _ in args.too_slow] if n not in names]
+    if unknown:
+        parser.error(f"not among the tables{'' if specs is None else f' of draw {args.draw}'}: {', '.join(unknown)}")
+    json_path, txt_path = draw_paths(args.draw) if specs is not None else (None, None)
+    json_path = Path(args.json) if args.json else json_path
+    txt_path = Path(args.txt) if args.txt else txt_path
     rows = []
-    for name in args.tables:
-        for row in run_table(name):
-            rows.append(row)
-            loss = ", ".join(f"{k} {v:.4g}" for k, v in row.get("loss", {}).items())
-            print(f"{row['table']:10s} {row['model']:13s} {row.get('family', '-'):15s} size {row.get('size', float('nan')):8.0f} "
-                  f"fit {row['fit_s']:6.1f} s  failed trials {row.get('failed_trials', 0):2d}  {loss:18s} "
-                  + ("OK" if row["ok"] else "PROBLEMS") + (f" ({row['status']}: {'; '.join(row['problems'])})"
-                                                          if row["problems"] else ""), flush=True)
-    if args.json:
+    merged = None
+
+    def record(row):  # printed (and with --draw, merged into the JSON) as soon as it is made
+        nonlocal merged
+        rows.append(row)
+        print(line(row), flush=True)
+        if specs is not None and json_path:
+            merged = merge_rows(json_path, [row], names)
+
+    for table, note in args.too_slow:
+        record({"table": table, "model": "-", "status": "too slow", "ok": False, "problems": [note]})
+    for name in [] if args.too_slow else (args.tables or names):
+        if specs is not None and json_path:
+            merged = merge_rows(json_path, [], names, replace=name)  # an earlier run's rows of the table go
+        run_table(name, load_drawn(specs[name]) if specs is not None else None, record)
+    if specs is None and args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1, default=float))
-    bad = [f"{r['table']}/{r['model']}" for r in rows if not r["ok"]]
-    print(f"{len(rows) - len(bad)} of {len(rows)} OK" + (f"; problems: {', '.join(bad)}" if bad else ""))
-    return 1 if bad else 0
+    every = merged if merged is not None else rows
+    if txt_path:
+        Path(txt_path).write_text("\n".join([line(r) for r in every] + [summary(every)]) + "\n")
+    print(summary(rows))
+    return 1 if any(not r["ok"] for r in rows) else 0
 
 
 if __name__ == "__main__":
