@@ -163,14 +163,21 @@ class CARTPrunedByCV(BaseEstimator):
         return self.best_estimator_.predict_proba(X)
 
 
+#: HGB's most categories a categorical feature may have (its ``max_bins``); nycflights' 1,001 tail numbers crashed it.
+HGB_MAX_CATEGORIES = 255
+
+
 def hist_gradient_boosting(task: str, X: pd.DataFrame):
-    """HGB on ordinal-encoded text columns declared categorical (NaN and unseen → missing)."""
+    """HGB on ordinal-encoded text columns (NaN and unseen → missing), declared categorical when HGB can take
+    them (at most :data:`HGB_MAX_CATEGORIES` values in ``X``, the training rows); codes of larger ones are read as
+    numbers, in the encoder's (sorted) order."""
     text = text_columns(X)
     encoder = ColumnTransformer(
         [("text", OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=np.nan,
                                  encoded_missing_value=np.nan), text)],
         remainder="passthrough")
-    is_categorical = [True] * len(text) + [False] * (X.shape[1] - len(text))
+    is_categorical = ([bool(X[c].nunique() <= HGB_MAX_CATEGORIES) for c in text]
+                      + [False] * (X.shape[1] - len(text)))
     model_class = HistGradientBoostingRegressor if task == "regression" else HistGradientBoostingClassifier
     return make_pipeline(encoder, model_class(categorical_features=is_categorical, random_state=SEED))
 

@@ -185,3 +185,16 @@ def test_automatic_selection_records_the_seed_it_drew(suite, tmp_path, monkeypat
     folds = json.loads(out.read_text())["tables"]["wine"]["folds"]
     assert all(isinstance(row["seed"], int) for row in folds["primo_auto"])
     assert all("seed" not in row for row in folds["prdt"])  # only automatic selection draws one
+
+
+def test_hgb_reads_a_text_column_of_more_categories_than_it_takes_as_numbers(suite):
+    """HGB refuses a categorical feature of more than 255 values (nycflights' tail numbers crashed the reference);
+    such a column's codes are read as numbers, and smaller text columns stay categorical."""
+    rng = np.random.default_rng(0)
+    n = 900
+    X = pd.DataFrame({"tail": [f"N{i:04d}" for i in rng.integers(0, 400, n)], "carrier": rng.choice(["AA", "UA"], n),
+                      "distance": rng.uniform(100, 3000, n)})
+    y = X["distance"] / 100 + (X["carrier"] == "AA") + rng.normal(0, 0.1, n)
+    model = suite.script.hist_gradient_boosting("regression", X).fit(X, y)
+    assert list(model[-1].is_categorical_) == [False, True, False]
+    assert np.abs(model.predict(X) - y).mean() < 1
