@@ -14,6 +14,7 @@ Example
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 from dataclasses import dataclass, field
 
@@ -23,6 +24,7 @@ from sklearn import metrics as skm
 from sklearn.utils.validation import check_is_fitted
 
 from primo.explain._values import plain
+from primo.models._base import check_prediction_input, names_warned_once, names_warning_due
 from primo.models.encoding import frame_from_arrow
 from primo.models.latency import batch_latency_us, single_row_latency_us
 
@@ -158,6 +160,14 @@ def model_card(model, X=None, y=None, *, baselines=None, measure_latency: bool =
     >>> card.complexity_formula  # doctest: +SKIP
     '7 leaves × depth 4 = 28'
     """
+    return _model_card(model, X, y, baselines=baselines, measure_latency=measure_latency, model_name=model_name,
+                       scored_on=scored_on, rows_checked=False)
+
+
+def _model_card(model, X, y, *, baselines, measure_latency: bool, model_name: str | None, scored_on: str | None,
+                rows_checked: bool) -> ModelCard:
+    """:func:`model_card`; ``rows_checked``: the caller (:func:`primo.report.build`) has checked X against the
+    model itself, and so given scikit-learn's warning about X's names when it was due."""
     family = _family(model)
     check_is_fitted(model)
     classes = [plain(c) for c in model.classes_] if hasattr(model, "classes_") else None
@@ -176,15 +186,23 @@ def model_card(model, X=None, y=None, *, baselines=None, measure_latency: bool =
         raise ValueError("y was given without X: metrics need the rows X that y belongs to")
     if X is not None and y is not None and len(X) != len(y):
         raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
-    latency = None
-    if X is not None and measure_latency:
-        latency = {"single_row": single_row_latency_us(model.predict, X),
-                   "batch_per_row": batch_latency_us(model.predict, X)}
+    if X is not None and (measure_latency or y is not None) and not rows_checked:
+        # The warning about X's names, when due: from this check only, not from each of the model's ~150
+        # predictions below (the latencies still time the rows as given, not the checked ones).
+        check_prediction_input(model, X)
+    latency = predictions = None
+    with names_warned_once():
+        if X is not None and measure_latency:
+            latency = {"single_row": single_row_latency_us(model.predict, X),
+                       "batch_per_row": batch_latency_us(model.predict, X)}
+        if X is not None and y is not None:
+            predictions = model.predict(X)
     metrics = None
     if X is not None and y is not None:
-        metrics = _metrics_table(model_name or f"this model ({family})", model.predict(X), latency, X, np.asarray(y),
+        metrics = _metrics_table(model_name or f"this model ({family})", predictions, latency, X, np.asarray(y),
                                  baselines or {}, task, classes, measure_latency,
-                                 scored_on or f"the {len(X)} evaluation rows")
+                                 scored_on or f"the {len(X)} evaluation rows",
+                                 names_warned=names_warning_due(model, X))
     elif baselines:
         raise ValueError("baselines need evaluation data: pass X and y too")
     metadata = dict(getattr(model, "metadata_", {}) or {})
@@ -251,7 +269,9 @@ def prediction_metrics(y_true, y_pred, task: str, classes: list | None = None) -
 
 
 def _metrics_table(name, predictions, latency, X, y, baselines, task, classes, measure_latency,
-                   scored_on: str) -> pd.DataFrame:
+                   scored_on: str, *, names_warned: bool = False) -> pd.DataFrame:
+    """``names_warned``: the model's warning about X's names was due (and given), so a Primo baseline gives
+    none; otherwise a baseline whose warning is due gives it once (from its ``predict``, not its latency)."""
     rows = {name: prediction_metrics(y, predictions, task, classes)}
     if latency:
         rows[name]["latency µs/row (single)"] = latency["single_row"]
@@ -260,14 +280,16 @@ def _metrics_table(name, predictions, latency, X, y, baselines, task, classes, m
         described = baseline.scored_on if isinstance(baseline, Baseline) else None
         baseline = baseline.model if isinstance(baseline, Baseline) else baseline
         if hasattr(baseline, "predict"):
-            predictions = baseline.predict(X)
+            with names_warned_once() if names_warned else contextlib.nullcontext():
+                predictions = baseline.predict(X)
         else:
             predictions = np.asarray(baseline)
             if predictions.shape[:1] != (len(y),):
                 raise ValueError(f"baseline {base_name!r}: expected {len(y)} predictions, got shape {predictions.shape}")
         row = prediction_metrics(y, np.asarray(predictions).reshape(len(y)), task, classes)
         if measure_latency and hasattr(baseline, "predict"):
-            row["latency µs/row (single)"] = single_row_latency_us(baseline.predict, X)
+            with names_warned_once():  # the baseline's warning, when due, came from its predict above
+                row["latency µs/row (single)"] = single_row_latency_us(baseline.predict, X)
         row["scored on"] = described or "the same rows"
         rows[str(base_name)] = row
     return pd.DataFrame.from_dict(rows, orient="index")

@@ -446,6 +446,27 @@ def _has_feature_names(X: pd.DataFrame) -> bool:
     return X.shape[1] > 0 and all(isinstance(c, str) for c in X.columns)
 
 
+def names_warning_due(model, X) -> bool:
+    """Whether scikit-learn's warning about feature names is due for rows ``X`` given to ``model``: rows without
+    names (an array, a sparse matrix, a table whose column labels are not all text) for a model fit on named
+    columns, or a table with names for one fit without them (on an array) -- :func:`check_prediction_input`'s rule
+    (which refuses some of these rows outright), for any estimator with scikit-learn's ``feature_names_in_``.
+
+    For a function given rows in two arguments, or two models for the same rows, that warns at most once per call:
+    when the first warning was due (so given), the second check is made inside :func:`names_warned_once`.
+
+    Example
+    -------
+    >>> from primo import PrDTRegressor
+    >>> tree = PrDTRegressor().fit(pd.DataFrame({"a": [1.0, 2.0]}), [1.0, 2.0])
+    >>> names_warning_due(tree, np.ones((1, 1))), names_warning_due(tree, pd.DataFrame({"a": [1.0]}))
+    (True, False)
+    """
+    X = frame_from_arrow(X)
+    named = isinstance(X, pd.DataFrame) and _has_feature_names(X)
+    return named != (getattr(model, "feature_names_in_", None) is not None)
+
+
 def _warn_with_names(named: bool, known, who: str, argument: str) -> None:
     """scikit-learn's warning, in its words, when a model fit without names (on an array) is given a table whose
     columns have names (``named``, by :func:`_has_feature_names`): its columns are taken by position, whatever

@@ -1,6 +1,7 @@
 """The report object: explanations of one model gathered for rendering as HTML or Markdown."""
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import logging
 from dataclasses import dataclass, field
@@ -20,12 +21,12 @@ from primo.explain import (
     explain_global,
     explain_local,
     explain_tree_rows,
-    model_card,
     row_cautions,
     target_range,
 )
 from primo.io import atomic_write_bytes
-from primo.models._base import check_prediction_input
+from primo.explain.card import _model_card
+from primo.models._base import check_prediction_input, names_warned_once, names_warning_due
 from primo.models.encoding import frame_from_arrow
 
 logger = logging.getLogger(__name__)
@@ -150,19 +151,30 @@ def build(model, X=None, y=None, *, baselines=None, scored_on: str | None = None
     if not (hasattr(model, "ebm_") or hasattr(model, "tree_")):
         raise InputTypeError(f"expected a fitted PrDT or PrAM model, got {type(model).__name__}", argument="model")
     check_is_fitted(model)
+    # scikit-learn's warning about the names of the caller's rows, when due, once per call: from the check of X
+    # (or else of local_rows) only, not from each of the card's, explanations' and cautions' predictions on them.
+    # Whether it was due is read from X as given: the checked X passed on has text column labels, which for a
+    # model fit on an array would warn where a frame labelled 0, 1, ... does not.
+    names_warned = False
     if X is not None:
+        X = frame_from_arrow(X)
+        names_warned = names_warning_due(model, X)
         X = check_prediction_input(model, X)
     if y is not None:
         _check_report_target(model, X, y)
-    card = model_card(model, X, y, baselines=baselines, measure_latency=measure_latency, scored_on=scored_on)
+    card = _model_card(model, X, y, baselines=baselines, measure_latency=measure_latency, model_name=None,
+                       scored_on=scored_on, rows_checked=True)
     local_rows = frame_from_arrow(local_rows)  # other rows given as an Arrow table, not positions in X
     if isinstance(local_rows, pd.DataFrame):
-        rows = check_prediction_input(model, local_rows)
+        with names_warned_once() if names_warned else contextlib.nullcontext():
+            rows = check_prediction_input(model, local_rows)
         labels = [str(label) for label in rows.index]
-        local = (explain_additive_rows(model, rows, labels) if hasattr(model, "ebm_")
-                 else explain_tree_rows(model, rows, labels))
+        with names_warned_once():
+            local = (explain_additive_rows(model, rows, labels) if hasattr(model, "ebm_")
+                     else explain_tree_rows(model, rows, labels))
     elif X is not None and local_rows is not None and not (isinstance(local_rows, int) and local_rows == 0):
-        local = explain_local(model, X, local_rows)
+        with names_warned_once():
+            local = explain_local(model, X, local_rows)
     else:
         local = []
     if counterfactuals is None:
@@ -173,7 +185,8 @@ def build(model, X=None, y=None, *, baselines=None, scored_on: str | None = None
         views = [as_counterfactual(result, f"counterfactual {i}") for i, result in enumerate(counterfactuals, 1)]
     cautions = None
     if X is not None:
-        cautions = CautionCounts.of(row_cautions(model, X), checks_target_range=target_range(model) is not None)
+        with names_warned_once():
+            cautions = CautionCounts.of(row_cautions(model, X), checks_target_range=target_range(model) is not None)
     return Report(
         title=title or f"{type(model).__name__} interpretation report",
         card=card,

@@ -92,3 +92,59 @@ def test_single_row_latency_draws_named_rows_from_an_arrow_table():
     model = PrDTRegressor(random_state=0).fit(X, price)
     table = pa.Table.from_pandas(X[X.columns[::-1]], preserve_index=False)
     assert single_row_latency_us(model.predict, table, n_rows=5, repeats=1) > 0
+
+
+def _fit_with_and_without_names(family):
+    """A model of ``family`` fit on a DataFrame, one fit on its array, the frame and the labels."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=120), "b": rng.normal(size=120)})
+    y = (X["a"] + X["b"] > 0).astype(int).to_numpy()
+    params = dict(max_depth=3, random_state=0) if family.__name__.startswith("PrDT") else dict(
+        max_rounds=30, outer_bags=1, n_jobs=1, random_state=0)
+    return family(**params).fit(X, y), family(**params).fit(X.to_numpy(), y), X, y
+
+
+def _names_warnings(call) -> list[str]:
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    return [str(w.message) for w in caught]
+
+
+@pytest.mark.parametrize("family", ["PrDTClassifier", "PrAMClassifier"])
+def test_card_and_latency_warn_about_the_rows_names_once_per_call(family):
+    """An array for a model fit on a DataFrame (or the reverse) gets scikit-learn's warning once per call of
+    model_card and of the latency helpers; before, once per prediction: model_card 156 times (the single-row
+    timing predicts 151 times), single_row_timings_us 151, batch_latency_us 4. A baseline fit on the other
+    kind of rows warns once when the model does not; rows as the models were fit give no warning."""
+    import warnings
+
+    import primo
+    from primo.models.latency import batch_latency_us, single_row_timings_us
+
+    family = getattr(primo, family)
+    named, unnamed, X, y = _fit_with_and_without_names(family)
+    without = f"X does not have valid feature names, but {family.__name__} was fitted with feature names"
+    with_names = f"X has feature names, but {family.__name__} was fitted without feature names"
+    calls = [lambda m, rows: model_card(m, rows, y),
+             lambda m, rows: model_card(m, rows, y, baselines={"same fit": m}),
+             lambda m, rows: model_card(m, rows, measure_latency=True),
+             lambda m, rows: single_row_timings_us(m.predict, rows, n_rows=20, repeats=2),
+             lambda m, rows: single_row_latency_us(m.predict, rows, n_rows=20, repeats=2),
+             lambda m, rows: batch_latency_us(m.predict, rows)]
+    for call in calls:
+        assert _names_warnings(lambda: call(named, X.to_numpy())) == [without]
+        assert _names_warnings(lambda: call(unnamed, X)) == [with_names]
+    # The baseline's own warning, once, when the model's rows are as it was fit.
+    assert _names_warnings(lambda: model_card(named, X, y, baselines={"array fit": unnamed})) == [with_names]
+    assert _names_warnings(lambda: model_card(unnamed, X.to_numpy(), y, baselines={"frame fit": named})) == [without]
+    with pytest.warns(UserWarning, match=without):
+        from_array = model_card(named, X.to_numpy(), y, measure_latency=False)
+    pd.testing.assert_frame_equal(from_array.metrics, model_card(named, X, y, measure_latency=False).metrics)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for call in calls:
+            call(named, X)
+            call(unnamed, X.to_numpy())

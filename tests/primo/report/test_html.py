@@ -155,3 +155,47 @@ def test_rows_with_a_class_the_model_never_learned(prdt_classifier, linnos):
     assert len(prdt_classifier.classes_) == 2 and len(np.unique(labels)) == 3
     report = build(prdt_classifier, X, labels, local_rows=1, measure_latency=False)
     assert report.to_html().startswith("<!DOCTYPE html>")
+
+
+@pytest.mark.parametrize("family", ["PrDTClassifier", "PrAMClassifier"])
+def test_build_warns_about_the_rows_names_once_per_call(family):
+    """An array for a model fit on a DataFrame (or the reverse) gets scikit-learn's warning once per build; before,
+    once per prediction made for the report: 158 or 159 times (the card's latency timing, the local explanations,
+    the cautions). Other rows to explain (local_rows) warn when X does not; rows as the model was fit give no
+    warning, nor does a frame without names (columns 0, 1) for a model fit on an array, which warned 158 times
+    (the checked frame's columns had become the text '0', '1'). The report reads as from the named rows."""
+    import warnings
+
+    import primo
+
+    family = getattr(primo, family)
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=120), "b": rng.normal(size=120)})
+    y = (X["a"] + X["b"] > 0).astype(int).to_numpy()
+    params = dict(max_depth=3, random_state=0) if family.__name__.startswith("PrDT") else dict(
+        max_rounds=30, outer_bags=1, n_jobs=1, random_state=0)
+    named, unnamed = family(**params).fit(X, y), family(**params).fit(X.to_numpy(), y)
+    without = f"X does not have valid feature names, but {family.__name__} was fitted with feature names"
+    with_names = f"X has feature names, but {family.__name__} was fitted without feature names"
+
+    def caught(call):
+        with warnings.catch_warnings(record=True) as given:
+            warnings.simplefilter("always")
+            call()
+        return [str(w.message) for w in given]
+
+    assert caught(lambda: build(named, X.to_numpy(), y, local_rows=3)) == [without]
+    assert caught(lambda: build(named, X.to_numpy(), y, baselines={"same fit": named}, local_rows=X[:2])) == [without]
+    assert caught(lambda: build(unnamed, X, y, local_rows=X[:2])) == [with_names]
+    assert caught(lambda: build(unnamed, X.to_numpy(), y, local_rows=X[:2])) == [with_names]
+    assert caught(lambda: build(unnamed, local_rows=X[:2])) == [with_names]
+    with pytest.warns(UserWarning, match=without):
+        from_array = build(named, X.to_numpy(), y, local_rows=3, measure_latency=False)
+    expected = build(named, X, y, local_rows=3, measure_latency=False)
+    from_array.generated = expected.generated
+    assert from_array.to_markdown() == expected.to_markdown()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        build(named, X, y, local_rows=X[:2])
+        build(unnamed, X.to_numpy(), y, local_rows=3)
+        build(unnamed, pd.DataFrame(X.to_numpy()), y, local_rows=pd.DataFrame(X.to_numpy()[:2]))
