@@ -8,6 +8,7 @@ Example
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +22,8 @@ from sklearn.metrics import (
     recall_score,
     root_mean_squared_error,
 )
+
+from primo.models._base import names_warned_once, names_warning_due
 
 
 @dataclass(frozen=True)
@@ -112,11 +115,17 @@ def compare_models(before, after, X, y=None) -> ChangeReport:
     >>> report.metrics.loc["mae"]  # doctest: +SKIP
     """
     index = X.index if isinstance(X, pd.DataFrame) else pd.RangeIndex(len(X))
-    shift = pd.Series(_score(after, X) - _score(before, X), index=index, name="prediction_shift")
+    # scikit-learn's warning about X's names, when due, once per call: from each model's first prediction (the
+    # second model's only when the first's was not due), not from all four predictions.
+    after_score = _score(after, X)
+    with names_warned_once() if names_warning_due(after, X) else contextlib.nullcontext():
+        before_score = _score(before, X)
+    shift = pd.Series(after_score - before_score, index=index, name="prediction_shift")
     labels_changed = None
     predictions = {}
-    for name, model in (("before", before), ("after", after)):
-        predictions[name] = model.predict(X)
+    with names_warned_once():
+        for name, model in (("before", before), ("after", after)):
+            predictions[name] = model.predict(X)
     if hasattr(before, "classes_"):
         labels_changed = int(np.sum(predictions["before"] != predictions["after"]))
     metrics = pd.DataFrame(columns=["before", "after"], dtype=float)

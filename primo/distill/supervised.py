@@ -53,6 +53,7 @@ Example
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 import warnings
@@ -69,6 +70,7 @@ from primo.distill.fidelity import TASKS, accuracy_report, fidelity_report, prob
 from primo.distill.protocols import describe_teacher
 from primo.distill.students import derive_seeds, fit_student, make_student, student_structure
 from primo.models import PrDTClassifier
+from primo.models._base import names_warned_once, names_warning_due
 from primo.models.encoding import frame_from_arrow
 
 logger = logging.getLogger(__name__)
@@ -178,6 +180,8 @@ def distill(
     split_seed, augment_seed, search_seed = derive_seeds(random_state, 3)
     X = _check_inputs(X, "X")
     oracle = _Teacher(teacher)
+    # A Primo teacher's warning about the names of X's columns, when due, once per call: from this first call,
+    # not again from its calls on rows drawn from X (augmented inputs, soft labels) or on X_test rows of X's kind.
     teacher_labels = oracle.labels(X)
     task = _resolve_task(teacher, task, teacher_labels)
     if labels == "soft" and task != "classification":
@@ -197,7 +201,11 @@ def distill(
         X_test = _check_inputs(X_test, "X_test")
         if X_test.shape[1] != X.shape[1]:
             raise ValueError(f"X_test has {X_test.shape[1]} features but X has {X.shape[1]}")
-        test_labels = oracle.labels(X_test)
+        # Rows with names alike (both tables with text column labels, or neither) give any model the same warning
+        # about them, or none: X_test's was then already given, or was not due.
+        test_like_X = names_warning_due(teacher, X) == names_warning_due(teacher, X_test)
+        with names_warned_once() if test_like_X else contextlib.nullcontext():
+            test_labels = oracle.labels(X_test)
         y_test = _check_targets(y_test, len(X_test), "y_test")
         held_out_source = "X_test"
 
@@ -207,7 +215,8 @@ def distill(
         n_generated = len(X_train) if n_augment is None else int(n_augment)
         generated = augment_inputs(X_train, n_generated, method=augment, scale=noise_scale, random_state=augment_seed)
         X_fit = _concat(X_train, generated)
-        fit_labels = np.concatenate([train_labels, oracle.labels(generated)])
+        with names_warned_once():  # inputs like X's (same type and columns)
+            fit_labels = np.concatenate([train_labels, oracle.labels(generated)])
         logger.info("augmented %d training inputs with %d %s inputs", len(X_train), n_generated, augment)
 
     unlearned = []
@@ -216,7 +225,8 @@ def distill(
     decision = soft_fit = None
     if labels == "soft":
         classes = oracle.classes(teacher_labels)
-        probabilities = oracle.probabilities(X_fit, classes)
+        with names_warned_once():  # X's rows, and inputs like them
+            probabilities = oracle.probabilities(X_fit, classes)
         decision = _Decision.calibrate(probabilities[: len(X_train)], train_labels, classes)
         model, soft_fit = _fit_soft_student(
             student, X_fit, probabilities, fit_labels, classes, decision, search=search, scoring=scoring,
@@ -235,18 +245,24 @@ def distill(
     def student_labels(inputs):
         return predict_labels(model, inputs) if decision is not None else np.asarray(model.predict(inputs))
 
-    held_out = fidelity_report(test_labels, student_labels(X_test), task)
-    if decision is not None:
-        # The student's own predict (argmax) and its probabilities, against the teacher's.
-        held_out["argmax_fidelity"] = float(np.mean(np.asarray(model.predict(X_test)) == test_labels))
-        held_out.update(probability_report(oracle.probabilities(X_test, classes), model.predict_proba(X_test)))
-    train_fidelity = fidelity_report(train_labels, student_labels(X_train), task)["fidelity"]
-    accuracy = None
-    if y_test is not None:
-        accuracy = {
-            "student": accuracy_report(y_test, student_labels(X_test), task),
-            "teacher": accuracy_report(y_test, test_labels, task),
-        }
+    # The student (fit on X's kind of rows) can warn about the names of an X_test unlike X: once, here, unless the
+    # teacher (an estimator, with scikit-learn's rule) already warned about X's or X_test's.
+    teacher_warned = hasattr(teacher, "n_features_in_") and (names_warning_due(teacher, X)
+                                                             or names_warning_due(teacher, X_test))
+    with names_warned_once() if teacher_warned else contextlib.nullcontext():
+        held_out = fidelity_report(test_labels, student_labels(X_test), task)
+    with names_warned_once():  # the teacher's warnings about these rows, when due, were given above
+        if decision is not None:
+            # The student's own predict (argmax) and its probabilities, against the teacher's.
+            held_out["argmax_fidelity"] = float(np.mean(np.asarray(model.predict(X_test)) == test_labels))
+            held_out.update(probability_report(oracle.probabilities(X_test, classes), model.predict_proba(X_test)))
+        train_fidelity = fidelity_report(train_labels, student_labels(X_train), task)["fidelity"]
+        accuracy = None
+        if y_test is not None:
+            accuracy = {
+                "student": accuracy_report(y_test, student_labels(X_test), task),
+                "teacher": accuracy_report(y_test, test_labels, task),
+            }
     seconds = time.perf_counter() - start
     iteration = {
         "iteration": 1,

@@ -126,6 +126,45 @@ def test_compare_models_reports_metrics_and_shapes(pram_ms, clara):
     assert "mae:" in report.summary()
 
 
+@pytest.mark.parametrize("family", ["PrDTClassifier", "PrAMClassifier"])
+def test_compare_models_warns_about_the_rows_names_once_per_call(family):
+    """An array for models fit on a DataFrame (or the reverse) gets scikit-learn's warning once per
+    compare_models; before, once per prediction (4 times). With one model fit each way, the one the rows do not
+    suit warns, once. Rows as the models were fit give no warning, and the report is that of the named rows."""
+    import warnings
+
+    family = getattr(primo, family)
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=120), "b": rng.normal(size=120)})
+    y = (X["a"] + X["b"] > 0).astype(int).to_numpy()
+    small, large = ((dict(max_depth=2, random_state=0), dict(max_depth=4, random_state=0))
+                    if family.__name__.startswith("PrDT") else
+                    (dict(max_rounds=10, outer_bags=1, n_jobs=1, random_state=0),
+                     dict(max_rounds=40, outer_bags=1, n_jobs=1, random_state=0)))
+    before, after = family(**small).fit(X, y), family(**large).fit(X, y)
+    before_array, after_array = family(**small).fit(X.to_numpy(), y), family(**large).fit(X.to_numpy(), y)
+    without = f"X does not have valid feature names, but {family.__name__} was fitted with feature names"
+    with_names = f"X has feature names, but {family.__name__} was fitted without feature names"
+    for models, rows, message in [((before, after), X.to_numpy(), without),
+                                  ((before_array, after_array), X, with_names),
+                                  ((before, after_array), X.to_numpy(), without),
+                                  ((before, after_array), X, with_names),
+                                  ((before_array, after), X.to_numpy(), without)]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            compare_models(*models, rows, y)
+        assert [str(w.message) for w in caught] == [message]
+    with pytest.warns(UserWarning, match=without):
+        from_array = compare_models(before, after, X.to_numpy(), y)
+    named = compare_models(before, after, X, y)
+    assert np.array_equal(from_array.prediction_shift, named.prediction_shift)
+    pd.testing.assert_frame_equal(from_array.metrics, named.metrics)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compare_models(before, after, X, y)
+        compare_models(before_array, after_array, X.to_numpy(), y)
+
+
 def test_cli_monotone_history_undo_counterfactual(tmp_path, data_dir, prdt_regressor, capsys):
     clara_dir = data_dir / "clara"
     train = pd.read_csv(clara_dir / "ms_train.csv")

@@ -3,6 +3,7 @@ import warnings
 
 import numpy as np
 import onnxruntime
+import pandas as pd
 import pytest
 from sklearn.datasets import load_wine
 from sklearn.ensemble import GradientBoostingClassifier
@@ -293,3 +294,35 @@ def test_arrow_table_distills_as_the_pandas_frame():
     assert list(student.feature_names_in_) == list(X.columns)
     np.testing.assert_array_equal(student.predict(X_test), expected.predict(X_test))
     assert student.metadata_["distillation"]["fidelity"] == expected.metadata_["distillation"]["fidelity"]
+
+
+@pytest.mark.parametrize("family", [PrDTClassifier, PrAMClassifier])
+def test_a_primo_teacher_warns_about_the_rows_names_once_per_call(family):
+    """A Primo teacher fit on a DataFrame given arrays (or fit on an array given DataFrames) gets scikit-learn's
+    warning once per distill; before, once per call of the teacher: on X, the augmented inputs, X_test and, for
+    soft labels, the probabilities of both (5 times here). An X_test unlike X warns once too (teacher or student).
+    Rows as the teacher was fit give no warning; the student is the one the teacher fit on the array gives."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=240), "b": rng.normal(size=240)})
+    y = (X["a"] + X["b"] > 0).astype(int).to_numpy()
+    params = dict(max_depth=3, random_state=0) if family is PrDTClassifier else dict(
+        max_rounds=30, outer_bags=1, n_jobs=1, random_state=0)
+    named, unnamed = family(**params).fit(X, y), family(**params).fit(X.to_numpy(), y)
+    A = X.to_numpy()
+    without = f"X does not have valid feature names, but {family.__name__} was fitted with feature names"
+    with_names = f"X has feature names, but {family.__name__} was fitted without feature names"
+    options = dict(augment="perturb", n_augment=60, labels="soft", search=False, random_state=0)
+    for teacher, rows, test_rows, message in [(named, A[:180], A[180:], without), (unnamed, X[:180], X[180:], with_names),
+                                              (named, X[:180], A[180:], without), (named, A[:180], X[180:], without)]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            distill(teacher, rows, X_test=test_rows, **options)
+        assert [str(w.message) for w in caught] == [message]
+    with pytest.warns(UserWarning, match=without):
+        from_arrays = distill(named, A[:180], X_test=A[180:], **options)
+    expected = distill(unnamed, A[:180], X_test=A[180:], **options)
+    np.testing.assert_array_equal(from_arrays.predict_proba(A), expected.predict_proba(A))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        distill(named, X[:180], X_test=X[180:], **options)
+        distill(unnamed, A[:180], X_test=A[180:], **options)

@@ -150,3 +150,32 @@ def test_labels_compare_as_numbers_or_text_and_values_within_tolerance():
     assert wrong.size == 0 and largest == pytest.approx(1e-3, rel=0.1)  # 1e12 + 1e-3 rounds
     wrong, largest = differing_rows([1.0, 2.0], [1.0, 2.1], classifier=False)
     assert list(wrong) == [1] and largest == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("family", ["PrDTClassifier", "PrAMRegressor"])
+def test_verify_warns_about_the_rows_names_once_per_call(family, tmp_path):
+    """An array for a model fit on a DataFrame (or the reverse) gets scikit-learn's warning once per verify_export;
+    before, the JSON export read back as the same model warned a second time. Every format verifies; rows as the
+    model was fit give no warning."""
+    import warnings
+
+    family = getattr(primo, family)
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=80), "b": rng.normal(size=80)})
+    y = X["a"] + X["b"]
+    y = (y > 0).astype(int) if family.__name__.endswith("Classifier") else y
+    params = dict(max_depth=3, random_state=0) if family.__name__.startswith("PrDT") else dict(
+        max_rounds=30, outer_bags=1, n_jobs=1, random_state=0)
+    named, unnamed = family(**params).fit(X, y), family(**params).fit(X.to_numpy(), y)
+    without = f"X does not have valid feature names, but {family.__name__} was fitted with feature names"
+    with_names = f"X has feature names, but {family.__name__} was fitted without feature names"
+    for fmt in ("json", "onnx"):
+        for label, model, rows, message in [("named", named, X.to_numpy(), without), ("unnamed", unnamed, X, with_names)]:
+            path = export_model(model, fmt, tmp_path / f"{label}.{SUFFIXES[fmt]}")
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                assert verify_export(model, fmt, path, rows).ok
+            assert [str(w.message) for w in caught] == [message]
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                assert verify_export(model, fmt, path, X if model is named else X.to_numpy()).ok
