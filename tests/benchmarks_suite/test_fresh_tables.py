@@ -64,3 +64,28 @@ def test_without_a_draw_the_hand_picked_tables_run_and_no_file_is_written(script
     assert not list(tmp_path.iterdir())
     with pytest.raises(SystemExit):
         fresh.main(["--tables", "OJ"])
+
+
+def test_integer_c_refusing_predictions_beyond_int64_is_not_a_problem_but_other_refusals_are(scripts, monkeypatch, tmp_path):
+    """Draw 7's physical constants (values to 1e49): fixed-point integers at a scale >= 1 cannot hold such a
+    prediction, and integer mode refuses it with its documented error; every other path is still checked."""
+    import numpy as np
+    import pandas as pd
+
+    from primo import PrDTRegressor
+
+    fresh, _ = scripts
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": np.round(rng.normal(size=120), 2), "b": np.round(rng.normal(size=120), 2)})
+    huge = PrDTRegressor(max_depth=2, random_state=0).fit(X, (X["a"] > 0) * 1e25 + 1.0)
+    problems, integer = fresh.export_problems(huge, X, huge.predict(X), tmp_path)
+    assert problems == [] and "overflow 64-bit integers even at score_scale 1" in integer["refused"]
+    small = PrDTRegressor(max_depth=2, random_state=0).fit(X, X["a"])
+
+    def refuse(*args, **kwargs):
+        raise ValueError("scores up to 1e+25 overflow 64-bit integers even at score_scale 1")
+
+    monkeypatch.setattr(fresh, "integer_c", refuse)
+    problems, integer = fresh.export_problems(small, X, small.predict(X), tmp_path)
+    assert problems == ["integer C raised ValueError: scores up to 1e+25 overflow 64-bit integers even at score_scale 1"]
+    assert integer is None
