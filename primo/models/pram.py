@@ -30,6 +30,10 @@ against a number; two numbers are never skipped): free text
 made such pairs hundreds by hundreds of cells that cost 300x the main effects to fit and that nobody
 reads. Its main effect stays, and pairs named in ``interactions`` are kept.
 
+Target scale: a regressor boosts its target in units of a power of two (:func:`_target_exponent`), so a
+target of 1e40 or 1e-30 is learned as one near 1 is; interpret learned an intercept alone on the former.
+For a target already in interpret's range the fitted model is bit-identical.
+
 Complexity: the paper defines C(θ) = interactions × max_bins, which is zero for a model with no
 pair terms. Primo uses C = (1 + number of fitted pair terms) × max_bins instead, so that a pure
 additive model costs ``max_bins`` and every pair term adds another ``max_bins``; it orders models
@@ -319,6 +323,7 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
                 bags = None if bags is None else bags[keep]
             sample_weight = sample_weight[keep]
         y = self._check_target(y)
+        exponent = self._target_exponent(y)
         _check_post_fit(max_pieces=self.max_pieces, max_terms=self.max_terms)
         feature_types = self.feature_types if self.feature_types is not None else _text_as_nominal(X_fit)
         # Pairs named by the caller are kept; only interpret's own choice of pairs skips pairs too large.
@@ -328,7 +333,9 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         with warnings.catch_warnings():
             for message in INTERPRET_PLOT_WARNINGS:
                 warnings.filterwarnings("ignore", message=message, category=UserWarning)
-            ebm.fit(X_fit, y, sample_weight=sample_weight, bags=bags)
+            ebm.fit(X_fit, np.ldexp(y, -exponent) if exponent else y, sample_weight=sample_weight, bags=bags)
+        if exponent:
+            _scale_target_units(ebm, exponent)
         if self.max_terms is not None:
             keep_terms(ebm, int(self.max_terms))
         if self.max_pieces is not None:
@@ -346,6 +353,10 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         self.ebm_ = ebm
         self.metadata_ = {}
         return self
+
+    def _target_exponent(self, y) -> int:
+        """The power of two interpret boosts the target in units of (0: as it is; regressors only)."""
+        return 0
 
     def simplified(self, max_pieces: int | None = None, *, max_terms: int | None = None):
         """A copy with at most ``max_terms`` terms of at most ``max_pieces`` constant pieces, without refitting.
@@ -602,6 +613,36 @@ def term_pieces(scores, n_features: int) -> int:
     return grid + int(missing)
 
 
+#: EBM regressor attributes in the target's units, rescaled by :func:`_scale_target_units`.
+_TARGET_UNIT_ATTRIBUTES = ("term_scores_", "bagged_scores_", "standard_deviations_", "intercept_",
+                           "bagged_intercept_", "min_target_", "max_target_")
+
+
+def _target_exponent(y: np.ndarray) -> int:
+    """k such that y / 2**k has a standard deviation about 1 (0 for a constant target).
+
+    interpret's boosting is exactly scale-equivariant in powers of two only while the target's spread is within
+    roughly 2**-54 to 2**61 (diabetes' target scaled by 2**-60 ... 2**55 gave bit-identical predictions); beyond,
+    it learns other terms, or none at all (physical constants up to 1e50: an intercept alone). Boosting in units
+    of 2**k keeps every target inside that range, and changes nothing for one already inside it.
+    """
+    deviation = y - np.median(y)
+    largest = np.max(np.abs(deviation))
+    if not largest > 0:
+        return 0
+    return int(np.round(np.log2(largest * np.std(deviation / largest))))  # divided first: no overflow of squares
+
+
+def _scale_target_units(ebm, exponent: int) -> None:
+    """Multiply a fitted EBM regressor's target-unit attributes by 2**exponent (exact, a power of two)."""
+    for name in _TARGET_UNIT_ATTRIBUTES:
+        value = getattr(ebm, name)
+        if isinstance(value, list):
+            setattr(ebm, name, [np.ldexp(v, exponent) for v in value])
+        else:
+            setattr(ebm, name, type(value)(np.ldexp(value, exponent)) if np.isscalar(value) else np.ldexp(value, exponent))
+
+
 class PrAMRegressor(RegressorMixin, _PrAMBase):
     """GA²M regressor (PrAM). See the module docstring for parameters and complexity."""
 
@@ -609,6 +650,9 @@ class PrAMRegressor(RegressorMixin, _PrAMBase):
 
     def _check_target(self, y):
         return np.asarray(y, dtype=float)  # check_training_input refused text and non-finite values
+
+    def _target_exponent(self, y) -> int:
+        return _target_exponent(y)
 
     def predict(self, X):
         """Predicted values."""

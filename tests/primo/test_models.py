@@ -460,3 +460,19 @@ def test_named_rows_for_a_model_fit_without_names_are_warned_about_as_scikit_lea
         with pytest.raises(ValueError, match="X has 2 features"):
             model.predict(X[["a", "b"]][:5])
         family(**params).fit(X, y).predict(X[:5])
+
+
+def test_pram_regressor_learns_targets_of_any_scale():
+    """interpret learned an intercept alone on targets near 1e40 (draw 7's physical constants) and other terms near
+    1e20 or 1e-30; PrAM boosts in units of a power of two, so the model is the same at any scale (up to the rounding
+    of the scaled target), and bit-identical for a power-of-two scale."""
+    from sklearn.datasets import load_diabetes
+
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    params = {"outer_bags": 2, "n_jobs": 1, "random_state": 0, "max_rounds": 200}
+    expected = PrAMRegressor(**params).fit(X, y).predict(X)
+    for scale in (1e-40, 1e20, 1e40):
+        model = PrAMRegressor(**params).fit(X, y * scale)
+        assert model.ebm_.min_target_ == pytest.approx(y.min() * scale)
+        np.testing.assert_allclose(model.predict(X) / scale, expected, rtol=1e-6)
+    np.testing.assert_array_equal(PrAMRegressor(**params).fit(X, y * 2.0 ** 30).predict(X), expected * 2.0 ** 30)
