@@ -58,6 +58,7 @@ from primo import PrAMClassifier, PrAMRegressor, PrDTClassifier, PrDTRegressor, 
 from primo.errors import InputError
 from primo.export import FORMATS, compile_python, encode_categories, export_model, integer_c, model_tables
 from primo.export.runtimes import differing_rows, verify_export
+from primo.io import atomic_write_bytes
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from tabular_suite import ROOT, score  # noqa: E402  (the suite's metrics: MAE, or log loss over every class)
@@ -298,7 +299,7 @@ def merge_rows(path: Path, rows: list[dict], order, replace: str | None = None) 
         merged = [r for r in (json.loads(path.read_text()) if path.exists() else []) if r["table"] != replace] + rows
         rank = {name: i for i, name in enumerate(order)}
         merged.sort(key=lambda r: rank.get(r["table"], len(rank)))  # stable: a table's rows keep their order
-        path.write_text(json.dumps(merged, indent=1, default=float))
+        atomic_write_bytes(path, json.dumps(merged, indent=1, default=float).encode())
     return merged
 
 
@@ -339,10 +340,10 @@ def main(argv=None) -> int:
             merged = merge_rows(json_path, [], names, replace=name)  # an earlier run's rows of the table go
         run_table(name, load_drawn(specs[name]) if specs is not None else None, record)
     if specs is None and args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1, default=float))
+        atomic_write_bytes(Path(args.json), json.dumps(rows, indent=1, default=float).encode())
     every = merged if merged is not None else rows
     if txt_path:
-        Path(txt_path).write_text("\n".join([line(r) for r in every] + [summary(every)]) + "\n")
+        atomic_write_bytes(Path(txt_path), ("\n".join([line(r) for r in every] + [summary(every)]) + "\n").encode())
     print(summary(rows))
     return 1 if any(not r["ok"] for r in rows) else 0
 
