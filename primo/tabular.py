@@ -32,8 +32,10 @@ def read_table(path) -> pd.DataFrame:
 
     Text is UTF-8 (a byte-order mark is skipped); its separator is sniffed among ``SEPARATORS``; a header
     naming a column twice is refused (pandas would rename the second ``a`` to ``a.1`` without a word,
-    where Primo's models refuse duplicate names); and in a ';'-separated file, a text column whose every
-    value is a number written with a decimal comma (``1,5``) is read as numbers, with a warning.
+    where Primo's models refuse duplicate names); a first column with an empty name holds row names (R's
+    ``write.csv`` and pandas' ``to_csv`` write them so) and is left out; and in a
+    ';'-separated file, a text column whose every value is a number written with a decimal comma (``1,5``)
+    is read as numbers, with a warning.
     """
     path = Path(path)
     if not path.is_file():
@@ -74,8 +76,12 @@ def _read_text(path: Path, kind: str) -> pd.DataFrame:
     duplicates = sorted({name for name in header if header.count(name) > 1})
     if duplicates:
         raise ValueError(f"the header names columns {duplicates} more than once; give each column its own name")
+    # Read as a feature, R's row names (1, 2, ... or labels) would be an index the model learns from, and
+    # a table written without them could not be predicted on. Rows stay numbered 0..n-1 (as commands count them).
+    row_names = len(header) > 1 and header[0] == ""
     try:
-        table = pd.read_csv(path, sep=separator, encoding="utf-8-sig")
+        table = pd.read_csv(path, sep=separator, encoding="utf-8-sig", index_col=0 if row_names else None)
+        table = table.reset_index(drop=True) if row_names else table
     except UnicodeDecodeError as exc:
         raise ValueError(f"not UTF-8 text ({exc.reason} beyond the first {SNIFF_BYTES:,} bytes); "
                          "save the file as UTF-8") from None

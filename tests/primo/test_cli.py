@@ -217,3 +217,27 @@ def test_fit_drops_columns_and_names_drop_for_a_column_it_refuses(tmp_path, caps
     assert list(primo.load(model_path).feature_names_in_) == ["load", "city"]
     assert main(["predict", str(model_path), str(data), "--out", str(tmp_path / "p.csv")]) == 0
     assert len(pd.read_csv(tmp_path / "p.csv")) == n
+
+
+def test_row_names_under_an_empty_header_are_the_index_not_a_feature(tmp_path, capsys):
+    """R's write.csv (and pandas' to_csv) write row names first, under an empty header: pandas names them
+    'Unnamed: 0', which the model read as a feature (1..n: an index; labels: an identifier) and then required
+    of every table it predicted on. They are left out: the model reads the named columns only, and predicts
+    alike on the file and on the same rows written without row names."""
+    rng = np.random.default_rng(0)
+    n = 80
+    load = np.round(rng.uniform(0, 1, n), 3)
+    table = pd.DataFrame({"load": load, "latency": np.round(3 * load + rng.normal(0, 0.1, n), 3)},
+                         index=[f"job {i % 40}" for i in range(n)])  # labels, some repeated
+    with_names, without = tmp_path / "r.csv", tmp_path / "plain.csv"
+    table.to_csv(with_names)
+    table.to_csv(without, index=False)
+    assert with_names.read_text().startswith(",load,latency\njob 0,")
+    model_path = tmp_path / "m.primo"
+    assert main(["fit", str(with_names), "--target", "latency", "--model", "prdt", "--out", str(model_path)]) == 0
+    assert list(primo.load(model_path).feature_names_in_) == ["load"]
+    for data in (with_names, without):
+        assert main(["predict", str(model_path), str(data), "--out", str(tmp_path / f"{data.stem}.pred.csv")]) == 0
+    assert (tmp_path / "r.pred.csv").read_bytes() == (tmp_path / "plain.pred.csv").read_bytes()
+    assert main(["report", str(model_path), "--data", str(with_names), "--target", "latency",
+                 "--out", str(tmp_path / "r.html")]) == 0
