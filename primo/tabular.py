@@ -24,6 +24,13 @@ COMPRESSIONS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 #: Bytes of a text table read to sniff its separator and header.
 SNIFF_BYTES = 1 << 16
 _DECIMAL_COMMA = re.compile(r"[+-]?(\d+(,\d*)?|,\d+)([eE][+-]?\d+)?")  # 1,5  -0,25  ,5  9,5e-05
+#: Cells read as missing: pandas' default markers less ``None``, which R, spreadsheets and pandas' own
+#: ``to_csv`` never write for a missing value and which is a category in many tables (an exercise level
+#: in MASS's survey, an outcome in vcd's Arthritis); a missing number or boolean written by ``str(None)``
+#: still reads as missing (:func:`_read_none_as_missing`).
+MISSING_MARKERS = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
+                   "N/A", "NA", "NULL", "NaN", "n/a", "nan", "null")
+_BOOLEANS = {"True": True, "TRUE": True, "true": True, "False": False, "FALSE": False, "false": False}
 
 
 def read_table(path) -> pd.DataFrame:
@@ -32,7 +39,8 @@ def read_table(path) -> pd.DataFrame:
 
     Text is UTF-8 (a byte-order mark is skipped); its separator is sniffed among ``SEPARATORS``; a header
     naming a column twice is refused (pandas would rename the second ``a`` to ``a.1`` without a word,
-    where Primo's models refuse duplicate names); a first column with an empty name holds row names (R's
+    where Primo's models refuse duplicate names); ``None`` is a value, not a missing cell, unless the other
+    values of its column are numbers or booleans (:data:`MISSING_MARKERS`); a first column with an empty name holds row names (R's
     ``write.csv`` and pandas' ``to_csv`` write them so) and is left out; and in a
     ';'-separated file, a text column whose every value is a number written with a decimal comma (``1,5``)
     is read as numbers, with a warning.
@@ -80,14 +88,34 @@ def _read_text(path: Path, kind: str) -> pd.DataFrame:
     # a table written without them could not be predicted on. Rows stay numbered 0..n-1 (as commands count them).
     row_names = len(header) > 1 and header[0] == ""
     try:
-        table = pd.read_csv(path, sep=separator, encoding="utf-8-sig", index_col=0 if row_names else None)
+        table = pd.read_csv(path, sep=separator, encoding="utf-8-sig", index_col=0 if row_names else None,
+                            keep_default_na=False, na_values=list(MISSING_MARKERS))
         table = table.reset_index(drop=True) if row_names else table
     except UnicodeDecodeError as exc:
         raise ValueError(f"not UTF-8 text ({exc.reason} beyond the first {SNIFF_BYTES:,} bytes); "
                          "save the file as UTF-8") from None
+    _read_none_as_missing(table, decimal_comma=separator == ";")
     if separator == ";":
         _read_decimal_commas(table)
     return table
+
+
+def _read_none_as_missing(table: pd.DataFrame, *, decimal_comma: bool) -> None:
+    """In text columns whose values other than ``None`` are all numbers (with a decimal comma too, when
+    ``decimal_comma``) or booleans, ``None`` becomes missing and the column what pandas reads it as (in place)."""
+    for name in table.columns:
+        column = table[name]
+        if not pd.api.types.is_string_dtype(column) or not (column == "None").any():
+            continue
+        rest = column.mask(column == "None")
+        values = rest.dropna()
+        numbers = pd.to_numeric(rest, errors="coerce")
+        if numbers.notna().sum() == len(values):
+            table[name] = numbers
+        elif values.isin(_BOOLEANS).all():
+            table[name] = rest.map(_BOOLEANS).astype(object)
+        elif decimal_comma and values.map(lambda v: _DECIMAL_COMMA.fullmatch(v) is not None).all():
+            table[name] = rest  # read as numbers by _read_decimal_commas
 
 
 def _read_decimal_commas(table: pd.DataFrame) -> None:
