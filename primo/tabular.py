@@ -10,6 +10,7 @@ import re
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from primo.io import atomic_write_bytes
@@ -135,7 +136,8 @@ def _read_decimal_commas(table: pd.DataFrame) -> None:
 
 def split_target(table: pd.DataFrame, target: str, drop=()) -> tuple[pd.DataFrame, pd.Series]:
     """Split a table into features and the ``target`` column, leaving out the ``drop`` columns (a name not in the
-    table is an error naming it, as an absent target is)."""
+    table is an error naming it, as an absent target is, and so is a target with missing values: every command
+    that reads one fits on it or scores against it)."""
     columns = ", ".join(map(str, table.columns))
     if target not in table.columns:
         raise KeyError(f"target column {target!r} not in the data (columns: {columns})")
@@ -144,7 +146,13 @@ def split_target(table: pd.DataFrame, target: str, drop=()) -> tuple[pd.DataFram
         raise KeyError(f"columns to drop {unknown} not in the data (columns: {columns})")
     if target in drop:
         raise KeyError(f"{target!r} is the target column; it cannot be dropped too")
-    return table.drop(columns=[target, *drop]), table[target]
+    y = table[target]
+    if y.isna().any():
+        rows = np.flatnonzero(y.isna().to_numpy())
+        shown = ", ".join(map(str, rows[:5])) + (", ..." if rows.size > 5 else "")
+        raise ValueError(f"target column {target!r} has {rows.size} missing values (rows [{shown}]; counted from 0); "
+                         "drop those rows or fill them in")
+    return table.drop(columns=[target, *drop]), y
 
 
 def model_inputs(model, table):

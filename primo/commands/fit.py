@@ -100,8 +100,6 @@ def _fit(args) -> int:
     from primo.tabular import read_table, split_target
 
     X, y = split_target(read_table(args.data), args.target, args.drop)
-    if y.isna().any():
-        raise ValueError(f"target column {args.target!r} has {int(y.isna().sum())} missing values")
     task = infer_task(y) if args.task == "auto" else args.task
     try:
         chosen = _fit_model(args, X, y, task)

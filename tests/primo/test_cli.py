@@ -264,3 +264,21 @@ def test_none_is_a_category_unless_its_column_holds_numbers_or_booleans(tmp_path
     model_path = tmp_path / "m.primo"
     assert main(["fit", str(data), "--target", "Exer", "--model", "prdt", "--out", str(model_path)]) == 0
     assert sorted(primo.load(model_path).classes_) == ["Freq", "None", "Some"]
+
+
+def test_a_target_with_missing_values_is_named_by_every_command_that_reads_it(tmp_path, capsys):
+    """primo report said 'y has missing values (None or NaN) at rows [...]': y is the library's argument, not the
+    user's column. fit, report and adjust read the target through split_target, which names the column."""
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"load": rng.uniform(0, 1, 60)})
+    table["latency"] = 3 * table["load"]
+    data, with_na, model_path = tmp_path / "ok.csv", tmp_path / "na.csv", tmp_path / "m.primo"
+    table.to_csv(data, index=False)
+    table.assign(latency=table["latency"].mask(table.index % 7 == 3)).to_csv(with_na, index=False)
+    assert main(["fit", str(data), "--target", "latency", "--model", "prdt", "--out", str(model_path)]) == 0
+    capsys.readouterr()
+    for command in (["fit", str(with_na), "--target", "latency", "--out", str(tmp_path / "n.primo")],
+                    ["report", str(model_path), "--data", str(with_na), "--target", "latency", "--out", str(tmp_path / "r.html")]):
+        assert main(command) == 2
+        assert capsys.readouterr().err.strip() == (f"primo {command[0]}: error: target column 'latency' has 9 missing values "
+                                                   "(rows [3, 10, 17, 24, 31, ...]; counted from 0); drop those rows or fill them in")
