@@ -24,6 +24,10 @@ Per table, what a user types (:func:`primo.cli.main` in this process, output cap
     primo report m.primo --data FILE.csv --target T --out report.html
     primo info m.primo
 
+When ``primo fit`` refuses a column and ends its error with the fix ``--drop COLUMN`` (dates written as
+text), the fit is run again with that option, as a user would (both runs are recorded), and the
+predictions are compared on the table less that column too.
+
 Each command must exit 0, or refuse (exit 2) with one line ``primo CMD: error: ...``; a traceback, an
 argparse usage error or exit 1 (an export that differs) is a problem. The predictions in ``pred.csv``
 must equal ``primo.load(m).predict(primo.tabular.read_table(FILE).drop(columns=T))`` exactly (classes
@@ -49,6 +53,8 @@ import csv
 import io
 import itertools
 import json
+import re
+import shlex
 import sys
 import tempfile
 import time
@@ -67,6 +73,8 @@ MODELS = ("auto", "pram", "prdt")
 #: Options of ``primo fit`` per model: a small search keeps the whole run near an hour on 2 shared cores.
 BUDGET = {"auto": ["--trials", "4", "--time-budget", "60"], "pram": ["--trials", "4", "--time-budget", "60"],
           "prdt": []}
+#: Columns a fit follows a refusal's '--drop COLUMN' advice for, at most.
+MAX_DROPS = 5
 EXPORTS = {"onnx": "onnx", "c": "h", "js": "mjs", "lua": "lua", "json": "json"}
 JSON_PATH = ROOT / "reports" / "benchmarks" / "cli_tables.json"
 TXT_PATH = JSON_PATH.with_suffix(".txt")
@@ -142,14 +150,15 @@ def judge(run: dict) -> dict:
         (errors or run["stderr"].strip().splitlines() or run["stdout"].strip().splitlines() or [""])[-3:])}
 
 
-def prediction_problem(model_path: Path, data: Path, target: str, predictions: Path) -> str | None:
-    """None when ``primo predict``'s file holds exactly the Python API's predictions on the same table
-    (classes compared as text, numbers as read back at full precision)."""
+def prediction_problem(model_path: Path, data: Path, left_out: list[str], predictions: Path) -> str | None:
+    """None when ``primo predict``'s file holds exactly the Python API's predictions on the same table less
+    the ``left_out`` columns (the target, and those fit with ``--drop``); classes compared as text, numbers
+    as read back at full precision."""
     import primo
     from primo.tabular import read_table
 
     model = primo.load(model_path)
-    expected = np.asarray(model.predict(read_table(data).drop(columns=target)))
+    expected = np.asarray(model.predict(read_table(data).drop(columns=left_out)))
     classifier = hasattr(model, "classes_")
     written = pd.read_csv(predictions, keep_default_na=not classifier, dtype=str if classifier else None)["prediction"].to_numpy()
     if len(written) != len(expected):
@@ -167,8 +176,6 @@ def prediction_problem(model_path: Path, data: Path, target: str, predictions: P
 
 def _integer_c_explained(run: dict) -> bool:
     """Exit 1 of an integer header that differs on exactly the rows its quantization report counts."""
-    import re
-
     counted = re.search(r": (\d+) predictions and \d+ paths differ", run["stdout"])
     verified = re.search(r"(\d+) of \d+ predictions differ", run["stdout"])
     return bool(counted and verified and counted.group(1) == verified.group(1))
@@ -180,10 +187,18 @@ def model_commands(model: str, data: Path, target: str, directory: Path, record)
     import primo
 
     path = directory / f"m_{model}.primo"
-    fit = cli("fit", data, "--target", target, "--model", model, *BUDGET[model], "--out", path)
-    record(judge(fit))
+    dropped: list[str] = []
+    while True:  # a refusal that ends with the fix '--drop COLUMN' is followed, as a user would
+        fit = cli("fit", data, "--target", target, "--model", model, *BUDGET[model],
+                  *(["--drop", *dropped] if dropped else []), "--out", path)
+        judged = judge(fit)
+        record({**judged, "command": " ".join(["fit", *(["--drop", *dropped] if dropped else [])])})
+        hint = re.search(r"--drop (.+)$", judged.get("message", "")) if judged["status"] == "refused" else None
+        if hint is None or len(dropped) >= MAX_DROPS:
+            break
+        dropped += shlex.split(hint.group(1))
     seen = {"fit_warnings": [line for line in fit["stderr"].splitlines()
-                             if "warning" in line.lower() and "suppressed" not in line]}
+                             if "warning" in line.lower() and "suppressed" not in line], "dropped": dropped}
     if fit["exit"] != 0:
         return seen
     fitted = primo.load(path)
@@ -191,7 +206,7 @@ def model_commands(model: str, data: Path, target: str, directory: Path, record)
                 task="classification" if hasattr(fitted, "classes_") else "regression")
     predict = judge(cli("predict", path, data, "--out", directory / "pred.csv"))
     if predict["status"] == "OK":
-        problem = prediction_problem(path, data, target, directory / "pred.csv")
+        problem = prediction_problem(path, data, [target, *dropped], directory / "pred.csv")
         if problem:
             predict.update(status="problem", message=problem)
     record(predict)
@@ -264,7 +279,8 @@ def lines(entry: dict) -> list[str]:
         statuses = " ".join(f"{c['command'].replace('export ', '')}:{c['status']}" for c in run["commands"])
         read = f"{run.get('family', '-')}, {len(run.get('features', []))} features"
         row_names = [f for f in run.get("features", []) if f.startswith("Unnamed")]
-        out.append(f"  {model:4s} {read}{f' incl. {row_names}' if row_names else ''}: {statuses}")
+        dropped = f" (--drop {' '.join(run['dropped'])})" if run.get("dropped") else ""
+        out.append(f"  {model:4s} {read}{f' incl. {row_names}' if row_names else ''}{dropped}: {statuses}")
         out += [f"       {c['command']} {c['status']}: {c['message']}" for c in run["commands"] if c.get("message")]
         out += [f"       fit said: {w}" for w in run["fit_warnings"]]
     return out

@@ -16,13 +16,13 @@ def cli_tables():
 
 def _r_csv(path, rows=60, target_na=()):
     """A table as R's write.csv writes it: row names under an empty header, quoted text, NA, TRUE/FALSE,
-    a number quoted as text, and names with a dot and a space."""
-    lines = ['"","load.avg","city name","busy","zone","latency"']
+    a number quoted as text, names with a dot and a space, and a date (which primo fit refuses, saying --drop)."""
+    lines = ['"","load.avg","city name","busy","zone","day","latency"']
     for i in range(rows):
         load = (i * 37 % 100) / 100
         latency = "NA" if i in target_na else f"{3 * load + (i % 3 == 0):.3f}"
         lines.append(f'"{i + 1}",{load if i % 11 else "NA"},"{("Paris", "Lyon", "Nice")[i % 3]}",'
-                     f'{("TRUE", "FALSE")[i % 2] if i % 13 else "NA"},"{i % 4}",{latency}')
+                     f'{("TRUE", "FALSE")[i % 2] if i % 13 else "NA"},"{i % 4}","2026-01-{i % 28 + 1:02d}",{latency}')
     path.write_text("\n".join(lines) + "\n")
     return path
 
@@ -72,10 +72,13 @@ def test_one_table_every_command_on_an_r_csv(cli_tables, tmp_path, monkeypatch):
     assert entry["bool_columns"] == [] and "city name" in entry["text_columns"]  # TRUE/FALSE with NA: object
     assert entry["target_na_fit"]["status"] == "refused" and "'latency'" in entry["target_na_fit"]["message"]
     run = entry["models"]["prdt"]
-    assert run["features"] == ["load.avg", "city name", "busy", "zone"]  # not R's row names
-    assert [c["command"] for c in run["commands"]] == ["fit", "predict", "export onnx", "export c", "export js",
-                                                       "export lua", "export json", "export c --integer", "report", "info"]
-    assert {c["status"] for c in run["commands"]} == {"OK"}, run["commands"]
+    assert run["features"] == ["load.avg", "city name", "busy", "zone"]  # not R's row names, nor the date
+    assert run["dropped"] == ["day"]
+    assert [c["command"] for c in run["commands"]] == ["fit", "fit --drop day", "predict", "export onnx", "export c",
+                                                       "export js", "export lua", "export json", "export c --integer",
+                                                       "report", "info"]
+    assert run["commands"][0]["status"] == "refused" and "'day'" in run["commands"][0]["message"]
+    assert {c["status"] for c in run["commands"][1:]} == {"OK"}, run["commands"]
     assert cli_tables.problems(entry) == []
     assert source.read_text().count("\n") == 61  # the file handed in is left as it was
 
@@ -92,6 +95,6 @@ def test_one_table_every_command_on_an_r_csv(cli_tables, tmp_path, monkeypatch):
     assert [e["table"] for e in json.loads((tmp_path / "r.json").read_text())] == ["jobs", "other"]
     text = (tmp_path / "r.txt").read_text().splitlines()
     assert text[0].startswith("jobs (target latency, regression; 50 rows of 60")
-    assert text[-1] == "2 tables, 20 commands: 20 OK, 0 refused, 0 problems"
+    assert text[-1] == "2 tables, 22 commands: 20 OK, 2 refused, 0 problems"
     with pytest.raises(SystemExit):
         cli_tables.main(["--tables", "nope", *out])
