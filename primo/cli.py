@@ -158,7 +158,9 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 return int(args.func(args) or 0)
             except (ValueError, FileNotFoundError, IsADirectoryError, KeyError) as exc:  # ModelFileError is a ValueError
-                print(f"primo {args.command}: error: {exc}", file=sys.stderr)
+                # str() of a KeyError is the repr of its message, in quotes
+                message = exc.args[0] if isinstance(exc, KeyError) and len(exc.args) == 1 else exc
+                print(f"primo {args.command}: error: {message}", file=sys.stderr)
                 return 2
     finally:
         for handler in handlers:
