@@ -71,7 +71,7 @@ PER_TASK = 8
 MAX_ROWS = 2000
 MODELS = ("auto", "pram", "prdt")
 #: Options of ``primo fit`` per model: a small search keeps the whole run near an hour on 2 shared cores.
-BUDGET = {"auto": ["--trials", "4", "--time-budget", "60"], "pram": ["--trials", "4", "--time-budget", "60"],
+BUDGET = {"auto": ["--trials", "4", "--time-budget", "30"], "pram": ["--trials", "4", "--time-budget", "30"],
           "prdt": []}
 #: Columns a fit follows a refusal's '--drop COLUMN' advice for, at most.
 MAX_DROPS = 5
