@@ -89,8 +89,10 @@ def _read_text(path: Path, kind: str) -> pd.DataFrame:
     # a table written without them could not be predicted on. Rows stay numbered 0..n-1 (as commands count them).
     row_names = len(header) > 1 and header[0] == ""
     try:
+        # low_memory=False: pandas otherwise infers a column's type chunk by chunk, and a column of numbers
+        # with text after the first chunk became Python ints and strings mixed, with a warning about options
         table = pd.read_csv(path, sep=separator, encoding="utf-8-sig", index_col=0 if row_names else None,
-                            keep_default_na=False, na_values=list(MISSING_MARKERS))
+                            keep_default_na=False, na_values=list(MISSING_MARKERS), low_memory=False)
         table = table.reset_index(drop=True) if row_names else table
     except UnicodeDecodeError as exc:
         raise ValueError(f"not UTF-8 text ({exc.reason} beyond the first {SNIFF_BYTES:,} bytes); "

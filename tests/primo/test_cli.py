@@ -283,3 +283,19 @@ def test_a_target_with_missing_values_is_named_by_every_command_that_reads_it(tm
         assert main(command) == 2
         assert capsys.readouterr().err.strip() == (f"primo {command[0]}: error: target column 'latency' has 9 missing values "
                                                    "(rows [3, 10, 17, 24, 31, ...]; counted from 0); drop those rows or fill them in")
+
+
+def test_a_column_is_typed_from_all_its_rows_not_chunk_by_chunk(tmp_path):
+    """pandas reads a large CSV in chunks and typed each chunk apart: a column of 1s with one 'x' after 300,000
+    rows became Python ints mixed with a string (so the category '1' of a smaller table was unseen), with a
+    DtypeWarning telling a command-line user to 'set low_memory=False' (gap's hr1420.csv, 147,850 rows)."""
+    import warnings
+
+    from primo.tabular import read_table
+
+    data = tmp_path / "big.csv"
+    data.write_text("a,b\n" + "1,2\n" * 300_000 + "x,3\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        table = read_table(data)
+    assert pd.api.types.is_string_dtype(table["a"]) and table["a"].iloc[0] == "1" and table["a"].iloc[-1] == "x"
