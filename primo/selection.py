@@ -97,6 +97,19 @@ LATENCY_ROWS = 50
 MEDIAN_LOSSES = ("mae", "wmape")
 
 
+def pram_search(estimator, X, *, n_trials: int, **options):
+    """A :class:`~primo.search.BayesianSearch` of a PrAM as automatic selection searches that family: trials of
+    :data:`PRAM_TRIAL_PARAMS` (where cheaper than the estimator's), cross-fitted with :data:`CROSS_FIT_BAGS` bags a
+    fold on k-fold CV, raced over :data:`RACE_FOLDS` folds, with :func:`~primo.search.spaces.pram_starts`;
+    ``options`` go to the search (``cv``, ``time_budget_s``, ...). ``primo fit --model pram`` searches so too."""
+    from primo.search import BayesianSearch
+    from primo.search.spaces import pram_starts
+
+    cheaper = {k: v for k, v in PRAM_TRIAL_PARAMS.items() if v < estimator.get_params()[k]}
+    return BayesianSearch(estimator, n_trials=n_trials, race_folds=RACE_FOLDS, cross_fit=CROSS_FIT_BAGS,
+                          trial_params=cheaper or None, starts=pram_starts(estimator, X), **options)
+
+
 class RequirementsNotMetError(ValueError):
     """No candidate model satisfies the stated requirements; the message says which and by how much."""
 
@@ -190,8 +203,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ search
     def _searches(self, X, n_rows: int) -> dict:
-        from primo.search import BayesianSearch, PruningSearch
-        from primo.search.spaces import pram_starts
+        from primo.search import PruningSearch
 
         unknown = set(self.families) - set(self._families)
         if unknown or not self.families:
@@ -212,12 +224,8 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
                 estimator.set_params(random_state=seed)
             if family == "prdt":
                 searches[family] = PruningSearch(estimator, **common)
-            else:
-                cheaper = {k: v for k, v in PRAM_TRIAL_PARAMS.items() if v < estimator.get_params()[k]}
-                # Its time budget is what is left when it starts (set in fit, after PrDT's search).
-                searches[family] = BayesianSearch(estimator, n_trials=self.n_trials, race_folds=RACE_FOLDS,
-                                                  cross_fit=CROSS_FIT_BAGS, trial_params=cheaper or None,
-                                                  starts=pram_starts(estimator, X), **common)
+            else:  # its time budget is what is left when it starts (set in fit, after PrDT's search)
+                searches[family] = pram_search(estimator, X, n_trials=self.n_trials, **common)
         return searches
 
     def _time_left(self) -> float:

@@ -299,3 +299,18 @@ def test_a_column_is_typed_from_all_its_rows_not_chunk_by_chunk(tmp_path):
         warnings.simplefilter("error")
         table = read_table(data)
     assert pd.api.types.is_string_dtype(table["a"]) and table["a"].iloc[0] == "1" and table["a"].iloc[-1] == "x"
+
+
+def test_fit_model_pram_searches_as_automatic_selection_does(tmp_path, capsys):
+    """``--model pram --trials N`` searches as automatic selection's PrAM family does (one-bag cross-fitted trials,
+    not the PrAM's 8 bags of 50,000 rounds per fold, and its 1,024-bin start), and refits with the PrAM's own."""
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"a": rng.normal(size=300), "b": rng.normal(size=300)})
+    table["y"] = table["a"] ** 2 + table["b"] + rng.normal(scale=0.1, size=300)
+    table.to_csv(tmp_path / "data.csv", index=False)
+    out = tmp_path / "m.primo"
+    assert main(["fit", str(tmp_path / "data.csv"), "--target", "y", "--model", "pram", "--trials", "2",
+                 "--seed", "0", "--out", str(out)]) == 0
+    model = primo.load(out)
+    assert (model.outer_bags, model.max_rounds) == (8, 50_000)
+    assert [trial["source"] for trial in model.metadata_["search"]["trials"]][:2] == ["estimator", "start"]
