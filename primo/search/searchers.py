@@ -813,7 +813,10 @@ class _SequentialSearch(_BaseSearch):
                 return rows
             while done < n_trials - n_tail:
                 if self._time_left() < 2 * slowest:  # this batch, then the refit
-                    logger.info("time budget reached after %d trials", done)
+                    # A warning, not a log line: "kept trial 1 of 1" after --trials 4 otherwise says nothing of why.
+                    warnings.warn(f"time_budget_s={float(self.time_budget_s):g} left room for {done} of the {n_trials} "
+                                  f"trials (the slowest took {slowest:.3g} s); raise it for a fuller search",
+                                  UserWarning, stacklevel=3)
                     break
                 points = self._propose(min(batch, n_trials - n_tail - done))
                 if not points:  # grid exhausted
