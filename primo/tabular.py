@@ -117,8 +117,13 @@ def _read_none_as_missing(table: pd.DataFrame, *, decimal_comma: bool) -> None:
             table[name] = numbers
         elif values.isin(_BOOLEANS).all():
             table[name] = rest.map(_BOOLEANS).astype(object)
-        elif decimal_comma and values.map(lambda v: _DECIMAL_COMMA.fullmatch(v) is not None).all():
+        elif decimal_comma and _decimal_comma_numbers(values):
             table[name] = rest  # read as numbers by _read_decimal_commas
+
+
+def _decimal_comma_numbers(values: pd.Series) -> bool:
+    """Whether every value is text of a number written with a decimal comma (``1,5``)."""
+    return bool(values.map(lambda v: isinstance(v, str) and _DECIMAL_COMMA.fullmatch(v) is not None).all())
 
 
 def _read_decimal_commas(table: pd.DataFrame) -> None:
@@ -128,7 +133,7 @@ def _read_decimal_commas(table: pd.DataFrame) -> None:
         if not pd.api.types.is_string_dtype(table[name]):  # numbers, dates and booleans stay as read
             continue
         values = table[name].dropna()
-        if len(values) and values.map(lambda v: isinstance(v, str) and _DECIMAL_COMMA.fullmatch(v) is not None).all():
+        if len(values) and _decimal_comma_numbers(values):
             table[name] = pd.to_numeric(table[name].str.replace(",", ".", regex=False))
             converted.append(str(name))
     if converted:

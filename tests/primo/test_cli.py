@@ -265,6 +265,11 @@ def test_none_is_a_category_unless_its_column_holds_numbers_or_booleans(tmp_path
     model_path = tmp_path / "m.primo"
     assert main(["fit", str(data), "--target", "Exer", "--model", "prdt", "--out", str(model_path)]) == 0
     assert sorted(primo.load(model_path).classes_) == ["Freq", "None", "Some"]
+    # Among numbers written with a decimal comma (a ';' file), None is missing too.
+    data.write_text("a;b\n1,5;x\nNone;y\n2,25;z\n")
+    with pytest.warns(UserWarning, match="decimal comma"):
+        column = read_table(data)["a"]
+    assert column.dtype == float and column.tolist()[::2] == [1.5, 2.25] and column.isna().sum() == 1
 
 
 def test_a_target_with_missing_values_is_named_by_every_command_that_reads_it(tmp_path, capsys):
