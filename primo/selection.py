@@ -400,8 +400,10 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
             ok &= pool["size"] <= self.max_size
         return ok
 
-    def _finalist(self, family, trial, model, X, y, sample_weight, *, within: bool, within_limits: bool) -> dict:
-        """A family's finalist (``model``, else a refit of ``trial`` on every row), its latency, its report row."""
+    def _finalist(self, family, trial, model, X, y, sample_weight, *, within: bool, within_limits: bool,
+                  stop_at=None) -> dict | None:
+        """A family's finalist (``model``, else a refit of ``trial`` on every row), its latency, its report row;
+        None when the refit's time budget ended first (``stop_at``: see :func:`primo.search.searchers.fit_until`)."""
         search = self.searches_[family]
         if model is None:
             from primo.search.searchers import warning_texts
@@ -409,9 +411,11 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 model = search._refit_model(dict(trial["params"]), X, y,
-                                            None if sample_weight is None else np.asarray(sample_weight))
+                                            None if sample_weight is None else np.asarray(sample_weight), stop_at)
             for message in warning_texts(caught):
                 search.warnings_[message] = search.warnings_.get(message, 0) + 1
+            if model is None:
+                return None
         model.metadata_["search"] = search.history(chosen_trial=int(trial["trial"]), model=model)
         from primo.export import compile_python, encode_categories, model_tables
 
@@ -428,13 +432,18 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
 
         Cross-fitted bags saw (k−1)/k of the rows (see :mod:`primo.search.searchers`). The refit can
         differ in size and latency, so it replaces the validated model only when it still meets every
-        stated limit, and only when the time budget leaves room for it; otherwise ``entry`` stands.
+        stated limit, and only when the time budget leaves room for it (a refit expected to end past it is not
+        started, one that does is stopped there); otherwise ``entry`` stands.
         """
         validated = self.candidates_[family]
-        if not self.searches_[family]._refit_fits_budget(validated):
+        search = self.searches_[family]
+        if not search._refit_fits_budget(validated):
             return entry
         refit = self._finalist(family, trial, None, X, y, sample_weight, within=entry["within_noise"],
-                               within_limits=within_limits)
+                               within_limits=within_limits, stop_at=search._stop_at())
+        if refit is None:
+            logger.info("%s: the time budget ended during the refit on every row; keeping the validated model", family)
+            return entry
         if refit["satisfies"]:
             return refit
         logger.info("%s: the refit on every row breaks a limit (%s); keeping the validated model",

@@ -53,6 +53,7 @@ from __future__ import annotations
 import copy
 import math
 import numbers
+import time
 import warnings
 
 import numpy as np
@@ -131,6 +132,18 @@ def _pairs_too_large(X, feature_types, max_interaction_bins: int) -> list[tuple[
         is_categorical.append(categorical)
     return [(j, k) for j in range(len(cells)) for k in range(j + 1, len(cells))
             if (is_categorical[j] or is_categorical[k]) and cells[j] * cells[k] > MAX_PAIR_CELLS]
+
+
+class _StopAt:
+    """interpret's boosting callback that stops every bag at a wall-clock time (``time.time()``).
+
+    A class, not a closure: interpret calls it in its worker processes, which unpickle it."""
+
+    def __init__(self, at: float):
+        self.at = float(at)
+
+    def __call__(self, bag: int, step: int, progress: bool, metric: float) -> bool:
+        return time.time() >= self.at
 
 
 class _PrAMBase(PrimoModelMixin, BaseEstimator):
@@ -213,14 +226,16 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
             kwargs["max_leaves"] = int(self.max_leaves)
         return self._ebm_class(**kwargs)
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, *, stop_at=None):
         """Fit the additive model; X may be an array or a DataFrame (text columns are categorical).
 
-        Bad input (see :mod:`primo.errors`) raises before the model changes.
+        Bad input (see :mod:`primo.errors`) raises before the model changes. ``stop_at`` (a ``time.time()``
+        value; searches pass their time budget's end) stops boosting then: each bag keeps its best model so
+        far, as early stopping would, boosted less than the configuration asks.
         """
-        return self._fit(X, y, sample_weight, bags=None)
+        return self._fit(X, y, sample_weight, bags=None, stop_at=stop_at)
 
-    def cross_fit(self, X, y, splits, sample_weight=None, bags_per_fold=1):
+    def cross_fit(self, X, y, splits, sample_weight=None, bags_per_fold=1, *, stop_at=None):
         """Fit bags on each validation fold's training rows only; the model is the average of all of them.
 
         ``splits`` is a list of (train, valid) row indices, e.g. a K-fold CV's. Each of fold *i*'s
@@ -239,6 +254,8 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         >>> model = PrAMRegressor().cross_fit(X, y, splits, bags_per_fold=2)  # doctest: +SKIP
         >>> fold0 = model.bag_model(fold_bags(0, 2))  # doctest: +SKIP
         >>> mean_absolute_error(y[splits[0][1]], fold0.predict(X.iloc[splits[0][1]]))  # doctest: +SKIP
+
+        ``stop_at``: as in :meth:`fit`.
         """
         if len(splits) < 1:
             raise ValueError("cross_fit needs at least one (train, valid) split")
@@ -268,7 +285,7 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
                     lost = ~np.isin(y_array[stop], y_array[boost])
                     boost, stop = np.r_[boost, stop[lost]], stop[~lost]
                 bags[boost, bag], bags[stop, bag] = 1, -1
-        return self._fit(X, y, sample_weight, bags=bags)
+        return self._fit(X, y, sample_weight, bags=bags, stop_at=stop_at)
 
     @property
     def n_bags_(self) -> int:
@@ -303,7 +320,7 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         return check_training_input(self, X, y, sample_weight, classifier=isinstance(self, ClassifierMixin),
                                     multi_output=False, accept_sparse=False, text_in_arrays=True)
 
-    def _fit(self, X, y, sample_weight, bags):
+    def _fit(self, X, y, sample_weight, bags, stop_at=None):
         """``fit``, with interpret's bag matrix (rows x bags: 1 boost, -1 early stopping, 0 unused) when given."""
         X = self._check_training_input(X, y, sample_weight)
         if isinstance(X, pd.DataFrame):
@@ -330,10 +347,13 @@ class _PrAMBase(PrimoModelMixin, BaseEstimator):
         exclude = (_pairs_too_large(X_fit, feature_types, int(self.max_interaction_bins))
                    if isinstance(self.interactions, numbers.Number) and self.interactions > 0 else None)
         ebm = self._make_ebm(feature_names, self.outer_bags if bags is None else bags.shape[1], feature_types, exclude)
+        if stop_at is not None:  # only then: interpret starts a shared-memory server for a callback (~50 ms a fit)
+            ebm.set_params(callback=_StopAt(stop_at))
         with warnings.catch_warnings():
             for message in INTERPRET_PLOT_WARNINGS:
                 warnings.filterwarnings("ignore", message=message, category=UserWarning)
             ebm.fit(X_fit, np.ldexp(y, -exponent) if exponent else y, sample_weight=sample_weight, bags=bags)
+        ebm.set_params(callback=None)  # a deadline is the fit's, not the model's
         if exponent:
             _scale_target_units(ebm, exponent)
         if self.max_terms is not None:

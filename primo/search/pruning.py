@@ -107,9 +107,9 @@ class PruningSearch(_BaseSearch):
         self.refit = refit
         self.progress = progress
 
-    def _refit_model(self, params, X, y, sample_weight):
+    def _refit_model(self, params, X, y, sample_weight, stop_at=None):
         if getattr(self, "_grown", None) is None:
-            return super()._refit_model(params, X, y, sample_weight)
+            return super()._refit_model(params, X, y, sample_weight, stop_at)
         grown, path = self._grown
         model = copy.deepcopy(grown)
         model.set_params(ccp_alpha=params["ccp_alpha"])

@@ -101,6 +101,7 @@ from __future__ import annotations
 
 import collections
 import copy
+import inspect
 import itertools
 import logging
 import math
@@ -256,11 +257,20 @@ def warning_texts(caught) -> list[str]:
     return [f"{w.category.__name__}: {w.message}" for w in caught if not issubclass(w.category, InputWarning)]
 
 
-def fit_on_rows(estimator, params: dict, X, y, sample_weight, rows):
-    """A clone of ``estimator`` with ``params``, fitted on the given ``rows`` of (X, y, sample_weight)."""
+def fit_on_rows(estimator, params: dict, X, y, sample_weight, rows, stop_at=None):
+    """A clone of ``estimator`` with ``params``, fitted on the given ``rows`` of (X, y, sample_weight)
+    (until ``stop_at``: see :func:`fit_until`)."""
     model = clone(estimator).set_params(**params)
     fit_kwargs = {} if sample_weight is None else {"sample_weight": sample_weight[rows]}
-    return model.fit(_safe_indexing(X, rows), _safe_indexing(y, rows), **fit_kwargs)
+    return model.fit(_safe_indexing(X, rows), _safe_indexing(y, rows), **fit_kwargs, **fit_until(model, stop_at))
+
+
+def fit_until(estimator, stop_at) -> dict:
+    """``{"stop_at": stop_at}`` for ``estimator.fit`` when a time budget ends at ``stop_at`` (a ``time.time()``)
+    and the fit can stop there (PrAM's boosting); nothing otherwise (a tree's fit runs to its end)."""
+    if stop_at is None or "stop_at" not in inspect.signature(estimator.fit).parameters:
+        return {}
+    return {"stop_at": stop_at}
 
 
 def _failed_result(error: str) -> dict:
@@ -270,7 +280,7 @@ def _failed_result(error: str) -> dict:
 
 
 def _evaluate_trials(parallel, estimator, params_list, X, y, sample_weight, splits, loss, cross_fit=0,
-                     refit_bags=None, keep_models=False) -> list[dict]:
+                     refit_bags=None, keep_models=False, stop_at=None) -> list[dict]:
     """:func:`_evaluate_trial` of each of ``params_list`` on ``parallel``'s workers, in order.
 
     Trials fitted fold by fold are dispatched one (trial, fold) task each and joined again: trials
@@ -280,11 +290,13 @@ def _evaluate_trials(parallel, estimator, params_list, X, y, sample_weight, spli
     task = _for_workers(parallel, estimator)
     if cross_fit or len(splits) == 1:
         results = parallel(joblib.delayed(_evaluate_trial)(task, params, X, y, sample_weight, splits, loss,
-                                                           cross_fit, refit_bags, keep_models=keep_models)
+                                                           cross_fit, refit_bags, keep_models=keep_models,
+                                                           stop_at=stop_at)
                            for params in params_list)
     else:
         parts = parallel(joblib.delayed(_evaluate_trial)(task, params, X, y, sample_weight, [split], loss,
-                                                         refit_bags=refit_bags, chunks=False, keep_models=keep_models)
+                                                         refit_bags=refit_bags, chunks=False, keep_models=keep_models,
+                                                         stop_at=stop_at)
                          for params in params_list for split in splits)
         results = [_joined_folds(parts[k:k + len(splits)]) for k in range(0, len(parts), len(splits))]
     if task is not estimator:  # the models leave the workers with the estimator's own n_jobs
@@ -312,6 +324,7 @@ def _joined_folds(parts: list[dict]) -> dict:
     result = (_failed_result(failed["error"]) if failed
               else summarize_trial([fold for part in parts for fold in part["per_fold"]]))
     result["fit_time"] = sum(part["fit_time"] for part in parts)
+    result["cut"] = any(part["cut"] for part in parts)
     result["warnings"] = [text for part in parts for text in part["warnings"]]
     if not failed and "fold_models" in parts[0]:
         result["fold_models"] = [model for part in parts for model in part["fold_models"]]
@@ -319,7 +332,7 @@ def _joined_folds(parts: list[dict]) -> dict:
 
 
 def _evaluate_trial(estimator, params, X, y, sample_weight, splits, loss, cross_fit=0, refit_bags=None,
-                    chunks=None, keep_models=False):
+                    chunks=None, keep_models=False, stop_at=None):
     """Fit on each training split and score on its validation rows; returns a dict for the trial row.
 
     With ``cross_fit`` (bags per fold), one :meth:`~primo.models.pram.PrAMRegressor.cross_fit` call fits
@@ -327,6 +340,7 @@ def _evaluate_trial(estimator, params, X, y, sample_weight, splits, loss, cross_
     (``result["model"]``) is the trial's final model, whose size every fold records. ``refit_bags``: see
     :func:`score_model`. ``chunks`` (default: a single split) scores hold-out chunks too. With
     ``keep_models``, a trial fitted fold by fold returns its models too (``result["fold_models"]``).
+    ``stop_at``: see :func:`fit_until`; ``result["cut"]`` says whether it stopped the trial's fits.
     """
     chunks = len(splits) == 1 if chunks is None else chunks
     start = time.perf_counter()
@@ -335,12 +349,13 @@ def _evaluate_trial(estimator, params, X, y, sample_weight, splits, loss, cross_
         try:
             if cross_fit:
                 model = clone(estimator).set_params(**params).cross_fit(X, y, splits, sample_weight,
-                                                                        bags_per_fold=cross_fit)
+                                                                        bags_per_fold=cross_fit,
+                                                                        **fit_until(estimator, stop_at))
                 kept_size = _size(model)
                 fitted = ((model.bag_model(fold_bags(fold, cross_fit)), valid)
                           for fold, (_, valid) in enumerate(splits))
             else:
-                fitted = ((fit_on_rows(estimator, params, X, y, sample_weight, train), valid)
+                fitted = ((fit_on_rows(estimator, params, X, y, sample_weight, train, stop_at), valid)
                           for train, valid in splits)
             keep = keep_models and not cross_fit  # a cross-fitted trial keeps its averaged model instead
             folds, models = [], []
@@ -358,6 +373,7 @@ def _evaluate_trial(estimator, params, X, y, sample_weight, splits, loss, cross_
         except Exception as exc:  # a bad configuration is a failed trial, not a failed search
             result = _failed_result(f"{type(exc).__name__}: {exc}")
     result["fit_time"] = time.perf_counter() - start
+    result["cut"] = bool(fit_until(estimator, stop_at)) and time.time() >= stop_at
     result["warnings"] = warning_texts(caught)
     return result
 
@@ -458,11 +474,13 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         """Evaluate configurations; return one row per trial (see the module docstring)."""
         raise NotImplementedError
 
-    def _refit_model(self, params, X, y, sample_weight):
-        """The configuration fitted on every row (a cross-fitted search's at the estimator's fidelity)."""
+    def _refit_model(self, params, X, y, sample_weight, stop_at=None):
+        """The configuration fitted on every row (a cross-fitted search's at the estimator's fidelity); None when
+        ``stop_at`` (see :func:`fit_until`) stopped the fit before its end."""
         model = clone(self.estimator).set_params(**{**params, **self._full_fidelity()})
-        model.fit(X, y, **({} if sample_weight is None else {"sample_weight": sample_weight}))
-        return model
+        until = fit_until(model, stop_at)
+        model.fit(X, y, **({} if sample_weight is None else {"sample_weight": sample_weight}), **until)
+        return None if until and time.time() >= stop_at else model
 
     def _full_fidelity(self) -> dict:
         """The estimator's own values of ``trial_params``, which a cross-fitted search's refit restores."""
@@ -500,12 +518,17 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         return self._time_left() >= seconds
 
     def _kept_model(self, params, X, y, sample_weight):
-        """The refit of the kept trial, or its validated cross-fitted model when the budget leaves no time."""
+        """The refit of the kept trial, or its validated cross-fitted model when the time budget ends first (a
+        refit expected to end past it is not started). Without a validated model, the refit runs to its end."""
         validated = self._cross_fitted_model(params)
-        if validated is not None and not self._refit_fits_budget(validated):
+        if validated is None:
+            return self._refit_model(params, X, y, sample_weight)
+        refit = self._refit_model(params, X, y, sample_weight, self._stop_at()) if self._refit_fits_budget(
+            validated) else None
+        if refit is None:
             logger.info("time budget reached: keeping the cross-fitted model the search validated, not a refit")
             return validated
-        return self._refit_model(params, X, y, sample_weight)
+        return refit
 
     def release_trial_models(self) -> None:
         """Free the cross-fitted trials' models once the kept one has been taken (they only hold memory)."""
@@ -615,7 +638,8 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         return {"trial": trial, "source": source, **params, "params": dict(params),
                 **{k: result[k] for k in ("loss", "loss_se", "complexity", "size")}, "score": score,
                 "log_loss": result["log_loss"], "ece": result["ece"], "fit_time": result["fit_time"],
-                "error": result["error"], "fold_losses": result["fold_losses"], "partial": partial}
+                "error": result["error"], "fold_losses": result["fold_losses"], "partial": partial,
+                "cut": bool(result.get("cut", False))}
 
     def _far_behind(self, rows: list[dict]) -> bool:
         """Whether ``stop_above`` is set and no trial so far validated a relative loss at or below it."""
@@ -628,6 +652,11 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         if getattr(self, "time_budget_s", None) is None:
             return math.inf
         return float(self.time_budget_s) - (time.perf_counter() - self._start_time)
+
+    def _stop_at(self) -> float | None:
+        """When the time budget ends, as a ``time.time()`` (None: no budget): fits that can stop there do."""
+        left = self._time_left()
+        return None if left == math.inf else time.time() + left
 
     def _progress_bar(self, total: int):
         return tqdm(total=total, desc=f"{type(self.estimator).__name__} {self.method} search", unit="trial",
@@ -795,7 +824,8 @@ class _SequentialSearch(_BaseSearch):
                 # One at a time in this process, where the estimator's own parallelism (PrAM's bags) has every
                 # core. Cross-fitted, they are validated at the trials' fidelity; the refit restores the estimator's.
                 result = _evaluate_trial(self.estimator, {**(fixed if cross else {}), **change}, X, y, sample_weight,
-                                         splits, loss, cross, self._refit_bags(), keep_models=keep)
+                                         splits, loss, cross, self._refit_bags(), keep_models=keep,
+                                         stop_at=self._stop_at())
                 done += 1
                 params = {**given, **{n: _python_scalar(v) for n, v in change.items()}}
                 rows.append(self._row(done, source, params, result, penalty))
@@ -810,20 +840,19 @@ class _SequentialSearch(_BaseSearch):
                                  f"{float(self.stop_above):.3g}")
                 logger.info("search %s", self.stopped_)
                 self._fold_models = {}
+                self._warn_budget(rows, None, n_trials)
                 return rows
+            short = None  # (trials done, the slowest's seconds) when the time budget ended the search
             while done < n_trials - n_tail:
                 if self._time_left() < 2 * slowest:  # this batch, then the refit
-                    # A warning, not a log line: "kept trial 1 of 1" after --trials 4 otherwise says nothing of why.
-                    warnings.warn(f"time_budget_s={float(self.time_budget_s):g} left room for {done} of the {n_trials} "
-                                  f"trials (the slowest took {slowest:.3g} s); raise it for a fuller search",
-                                  UserWarning, stacklevel=3)
+                    short = (done, slowest)
                     break
                 points = self._propose(min(batch, n_trials - n_tail - done))
                 if not points:  # grid exhausted
                     break
                 params_list = [{**fixed, **{n: _python_scalar(v) for n, v in zip(names, p)}} for p in points]
                 results = _evaluate_trials(parallel, self.estimator, params_list, X, y, sample_weight, search_splits,
-                                           loss, cross and not race, self._refit_bags(), keep)
+                                           loss, cross and not race, self._refit_bags(), keep, self._stop_at())
                 scores = []
                 for params, result in zip(params_list, results):
                     done += 1
@@ -851,7 +880,25 @@ class _SequentialSearch(_BaseSearch):
             self._fold_models = {}  # only the simplification path reads them
             if fixed and int(self.n_refine) > 0:
                 rows += self._refine(rows, names, X, y, sample_weight, splits, loss, penalty, parallel)
+        self._warn_budget(rows, short, n_trials)
         return rows
+
+    def _warn_budget(self, rows, short, n_trials: int) -> None:
+        """One warning when the time budget cut the search short or stopped trials' fits before their end.
+
+        A warning, not a log line: "kept trial 1 of 1" after ``--trials 4`` otherwise says nothing of why.
+        """
+        cut = [row["trial"] for row in rows if row.get("cut")]
+        if short is None and not cut:
+            return
+        parts = []
+        if short is not None:
+            parts.append(f"left room for {short[0]} of the {n_trials} trials (the slowest took {short[1]:.3g} s)")
+        if cut:
+            parts.append(f"ended during trial{'s' if len(cut) > 1 else ''} {', '.join(map(str, cut))}, whose boosting "
+                         "it stopped short of the configuration's (kept models may be less accurate)")
+        warnings.warn(f"time_budget_s={float(self.time_budget_s):g} {' and '.join(parts)}; raise it for a fuller "
+                      "search", UserWarning, stacklevel=4)
 
     def _cross_fits(self, splits, y) -> int:
         """Bags per fold of a cross-fitted trial; 0 when trials are not cross-fitted (see the module docstring).
@@ -903,7 +950,8 @@ class _SequentialSearch(_BaseSearch):
         partial = [r for r in rows if r["partial"] and r["error"] is None]
         finalists = sorted(partial, key=lambda r: r["score"])[:RACE_FINALISTS]
         results = _evaluate_trials(parallel, self.estimator, [r["params"] for r in finalists], X, y, sample_weight,
-                                   rest, loss, refit_bags=self._refit_bags(), keep_models=keep_models)
+                                   rest, loss, refit_bags=self._refit_bags(), keep_models=keep_models,
+                                   stop_at=self._stop_at())
         # Out of the store: the trials left partial never reach the simplification path.
         raced_models = {_params_key(r["params"]): self._fold_models.pop(_params_key(r["params"]), [])
                         for r in partial}
@@ -913,7 +961,8 @@ class _SequentialSearch(_BaseSearch):
             fit_time = first["fit_time"] + result["fit_time"]
             if not result["error"]:
                 models = raced_models[_params_key(row["params"])] + result.get("fold_models", [])
-                result = {**summarize_trial(first["per_fold"] + result["per_fold"]), "warnings": result["warnings"]}
+                result = {**summarize_trial(first["per_fold"] + result["per_fold"]), "warnings": result["warnings"],
+                          "cut": first["cut"] or result["cut"]}
                 if len(models) == len(result["per_fold"]):  # every fold's, in fold order
                     result["fold_models"] = models
             result["fit_time"] = fit_time
@@ -952,7 +1001,8 @@ class _SequentialSearch(_BaseSearch):
                     variants.append(params)
         variants = variants[:n_shrink]
         results = _evaluate_trials(parallel, self.estimator, [{**fixed, **params} for params in variants], X, y,
-                                   sample_weight, splits, loss, cross, self._refit_bags(), keep_models)
+                                   sample_weight, splits, loss, cross, self._refit_bags(), keep_models,
+                                   self._stop_at())
         return [self._row(len(rows) + i + 1, "shrink", {**fixed, **params}, result, penalty)
                 for i, (params, result) in enumerate(zip(variants, results))]
 
@@ -1023,7 +1073,8 @@ class _SequentialSearch(_BaseSearch):
             return []
         best = searched.sort_values("score", kind="stable").drop_duplicates(subset=names).head(int(self.n_refine))
         params_list = [{n: _python_scalar(row[n]) for n in names} for _, row in best.iterrows()]
-        results = _evaluate_trials(parallel, self.estimator, params_list, X, y, sample_weight, splits, loss)
+        results = _evaluate_trials(parallel, self.estimator, params_list, X, y, sample_weight, splits, loss,
+                                   stop_at=self._stop_at())
         return [self._row(len(rows) + i + 1, "refine", params, result, penalty)
                 for i, (params, result) in enumerate(zip(params_list, results))]
 

@@ -244,6 +244,46 @@ def test_time_budget_is_honoured(data_dir):
     assert search.fit_seconds_ <= time.perf_counter() - start
 
 
+def test_a_pram_fit_stops_at_its_deadline_and_is_unchanged_before_it():
+    from sklearn.datasets import load_diabetes
+
+    X, y = load_diabetes(return_X_y=True)
+    free = PrAMRegressor(outer_bags=1, max_rounds=300, n_jobs=1).fit(X, y)
+    bounded = PrAMRegressor(outer_bags=1, max_rounds=300, n_jobs=1).fit(X, y, stop_at=time.time() + 3600)
+    np.testing.assert_array_equal(free.predict(X), bounded.predict(X))
+    assert bounded.ebm_.callback is None  # the deadline was the fit's, not the model's
+    stopped = PrAMRegressor(outer_bags=1, max_rounds=300, n_jobs=1).fit(X, y, stop_at=time.time() - 1)
+    assert stopped.ebm_.best_iteration_[0].max() == 1 < free.ebm_.best_iteration_[0].max()  # one boosting step
+    assert np.isfinite(stopped.predict(X)).all()
+
+
+def test_a_time_budget_ends_inside_the_first_trial(data_dir):
+    X, y, _, _ = clara_ms(data_dir)
+    # A small learning rate: its 3 cross-fitted bags boost for ~7 s, far past the budget, which stops them.
+    slow = PrAMRegressor(learning_rate=0.001, max_rounds=10**6, outer_bags=2, n_jobs=1)
+    with pytest.warns(UserWarning, match=r"time_budget_s=0.5 left room for 1 of the 4 trials .* and ended during trial 1, whose boosting"):
+        search = BayesianSearch(slow, n_trials=4, cv=3, cross_fit=True, trial_params={"outer_bags": 1},
+                                time_budget_s=0.5, random_state=0, progress=False).fit(X, y)
+    assert search.trials_["cut"].tolist() == [True]
+    # no time for a refit: the model kept is the validated average of the 3 folds' bags, not 2 bags on every row
+    assert search.best_estimator_.outer_bags == 3
+
+
+def test_a_refit_the_time_budget_ends_is_not_kept(data_dir, monkeypatch):
+    from primo import PrimoRegressor
+
+    X, y, _, _ = clara_ms(data_dir)
+    # An estimate that the refit fits the budget, wrong: the refit starts, the budget's end stops it, and the
+    # model the search validated (5 folds' one-bag average) is kept rather than a refit of 8 bags boosted short.
+    monkeypatch.setattr(BayesianSearch, "_refit_fits_budget", lambda self, validated=None: True)
+    with pytest.warns(UserWarning, match="time_budget_s="):
+        model = PrimoRegressor(families=("pram",), n_trials=1, time_budget_s=0.5, random_state=0,
+                               progress=False).fit(X, y)
+    assert model.best_estimator_.outer_bags == 5
+    search = model.searches_["pram"]
+    assert search._refit_model(search.best_params_, X, y, None, stop_at=time.time() - 1) is None
+
+
 def test_third_party_warnings_are_summarised_once(data_dir, caplog):
     import warnings as warnings_module
 
