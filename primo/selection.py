@@ -284,8 +284,9 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
             else:  # nothing within noise of the best (or within the limits): the family's own best
                 rows = rows if not rows.empty else pool[pool["family"] == family]
                 finalist = rows["score"].astype(float).idxmin()
-            # The validated (cross-fitted) model when there is one: only the selected family is refit.
-            model = self.searches_[family]._cross_fitted_model(dict(pool.at[finalist, "params"]))
+            # The validated model when there is one (cross-fitted; a hold-out fit under a time budget): only the
+            # selected family is refit.
+            model = self.searches_[family]._validated_model(dict(pool.at[finalist, "params"]))
             entry = self._finalist(family, pool.loc[finalist], model, X, y, sample_weight, within=not close.empty,
                                    within_limits=finalist in eligible.index)
             finalists[family] = (len(report), pool.loc[finalist], finalist in eligible.index, model is not None)
@@ -541,7 +542,10 @@ class PrimoClassifier(ClassifierMixin, _PrimoAutoBase):
     n_trials : PrAM trials (PrDT scores every subtree of its pruning path). Default 10: on the
         development tables 10 trials tested better than 20 on 3 of 4 and ran 1.5-2x faster (more
         searched configurations mostly found luckier validation scores; reports/benchmarks/README.md).
-    time_budget_s : seconds for the whole fit, optional.
+    time_budget_s : seconds for the whole fit, optional. PrDT's search runs first, PrAM's gets what is left; a
+        PrAM trial or refit still boosting when it ends is stopped there, and a stopped refit is not kept: the
+        validated model is (cross-fitted; above 10,000 rows, the fit on the hold-out's training rows). Measured:
+        ``benchmarks/time_budget.py``.
     cv : "auto" (5-fold CV up to :data:`AUTO_CV_MAX_ROWS` rows, else a hold-out), an int, a splitter,
         or None (a ``validation_fraction`` hold-out).
     family_params : dict family -> fixed constructor arguments, e.g. ``{"pram": {"outer_bags": 4}}``.

@@ -64,7 +64,11 @@ scored and the search stops there (``stopped_`` says so; None when it ran its co
 selection sets it from the families searched before (:data:`primo.selection.FAR_BEHIND`).
 
 Budgets: ``n_trials`` evaluations at most, and ``time_budget_s`` seconds for the whole ``fit``
-(refit included): no trial starts that is expected to end past it. ``trial_params`` (e.g.
+(refit included): no trial starts that is expected to end past it, and an estimator whose fit can stop at a
+time (PrAM's boosting: :func:`fit_until`) is stopped at its end, the starting estimator's trial included;
+such trials are marked ``cut`` in ``trials_`` and named in the budget's warning (their models boosted less
+than their configuration asks, as validated). A refit is stopped there too when a validated cross-fitted
+model can be kept instead; a search without one refits to the end. ``trial_params`` (e.g.
 ``{"outer_bags": 1}``) fixes parameters of the searched configurations to cheaper values than the
 estimator's; the starting estimator is still evaluated as given (cross-fitted: at the trials'
 fidelity, and refit with its own), and the rule chooses among all of
@@ -518,34 +522,37 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         return self._time_left() >= seconds
 
     def _kept_model(self, params, X, y, sample_weight):
-        """The refit of the kept trial, or its validated cross-fitted model when the time budget ends first (a
-        refit expected to end past it is not started). Without a validated model, the refit runs to its end."""
-        validated = self._cross_fitted_model(params)
+        """The refit of the kept trial, or its validated model (:meth:`_validated_model`) when the time budget ends
+        first (a refit expected to end past it is not started). Without a validated model, the refit runs to its
+        end."""
+        validated = self._validated_model(params)
         if validated is None:
             return self._refit_model(params, X, y, sample_weight)
         refit = self._refit_model(params, X, y, sample_weight, self._stop_at()) if self._refit_fits_budget(
             validated) else None
         if refit is None:
-            logger.info("time budget reached: keeping the cross-fitted model the search validated, not a refit")
+            logger.info("time budget reached: keeping the model the search validated, not a refit")
             return validated
         return refit
 
     def release_trial_models(self) -> None:
-        """Free the cross-fitted trials' models once the kept one has been taken (they only hold memory)."""
-        self._cross_fitted = {}
+        """Free the trials' validated models once the kept one has been taken (they only hold memory)."""
+        self._cross_fitted, self._held_out = {}, {}
 
-    def _cross_fitted_model(self, params) -> object | None:
-        """The trial's cross-fitted model, when it has one fitted on every row (its post-fit variant included)."""
-        fitted = getattr(self, "_cross_fitted", None)
-        if not fitted or self.search_sample_ is not None:
+    def _validated_model(self, params) -> object | None:
+        """The trial's validated model (its post-fit variant included), kept instead of a refit that cannot be:
+        its cross-fitted average, whose bags together saw every row, or, under a time budget on one hold-out,
+        its fit on the training rows. None otherwise, and for a search on a sample of the rows."""
+        if self.search_sample_ is not None:
             return None
-        if _params_key(params) in fitted:
-            return copy.deepcopy(fitted[_params_key(params)])
         path = getattr(self.estimator, "_post_fit_path", {})
         step = {k: v for k, v in params.items() if k in path}
         base = {k: v for k, v in params.items() if k not in path}
-        if step and _params_key(base) in fitted:
-            return fitted[_params_key(base)].simplified(**step)
+        for fitted in (getattr(self, "_cross_fitted", {}), getattr(self, "_held_out", {})):
+            if _params_key(params) in fitted:
+                return copy.deepcopy(fitted[_params_key(params)])
+            if step and _params_key(base) in fitted:
+                return fitted[_params_key(base)].simplified(**step)
         return None
 
     # ------------------------------------------------------------------ main
@@ -577,7 +584,9 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         self.scoring_ = loss.name
         splits = self._splits(X, y)
         self._warnings = collections.Counter()
-        self._cross_fitted, self._fold_models = {}, {}
+        self._cross_fitted, self._fold_models, self._held_out = {}, {}, {}
+        # A budget may leave no time for a refit: on one hold-out, the trials' fits are what can stand in for it.
+        self._keep_held_out = self.time_budget_s is not None and len(splits) == 1
         references = [reference_loss(loss, self.estimator, y[train], y[valid],
                                      None if sample_weight is None else sample_weight[train])
                       for train, valid in splits]
@@ -628,10 +637,12 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
     # ------------------------------------------------------------------ helpers
     def _row(self, trial: int, source: str, params: dict, result: dict, penalty, partial: bool = False) -> dict:
         self._warnings.update(result.get("warnings", ()))
-        if "model" in result:  # a cross-fitted trial: its validated model (see _cross_fitted_model)
+        if "model" in result:  # a cross-fitted trial: its validated model (see _validated_model)
             self._cross_fitted[_params_key(params)] = result.pop("model")
         if "fold_models" in result:  # a trial fitted fold by fold: its models, for its simplification path
-            self._fold_models[_params_key(params)] = result.pop("fold_models")
+            models = self._fold_models[_params_key(params)] = result.pop("fold_models")
+            if self._keep_held_out and len(models) == 1:
+                self._held_out[_params_key(params)] = models[0]
         score = math.nan if result["error"] else penalty.score(result["loss"], result["complexity"])
         if result["error"]:
             logger.warning("trial %d failed with %s: %s", trial, params, result["error"])
@@ -808,7 +819,8 @@ class _SequentialSearch(_BaseSearch):
         simplify = getattr(self.estimator, "_post_fit_path", {})
         n_simplify = 1 if simplify and n_trials - n_shrink >= 3 and not set(simplify) & set(space) else 0
         n_tail = n_shrink + n_simplify  # the budget's tail: shrink trials, then the simplification path
-        keep = bool(n_simplify)  # trials fitted fold by fold keep their models: the path starts from the best's
+        # Trials fitted fold by fold keep their models: the path starts from the best's.
+        keep = bool(n_simplify) or self._keep_held_out
         starts = self._checked_starts()
         n_trials += len(starts)  # scored beside the budget: the searched trials stay the same
         with self._progress_bar(n_trials) as bar, joblib.Parallel(n_jobs=self.n_jobs) as parallel:
@@ -897,8 +909,9 @@ class _SequentialSearch(_BaseSearch):
         if cut:
             parts.append(f"ended during trial{'s' if len(cut) > 1 else ''} {', '.join(map(str, cut))}, whose boosting "
                          "it stopped short of the configuration's (kept models may be less accurate)")
-        warnings.warn(f"time_budget_s={float(self.time_budget_s):g} {' and '.join(parts)}; raise it for a fuller "
-                      "search", UserWarning, stacklevel=4)
+        # The search's own budget: in automatic selection, what the families searched before it left.
+        warnings.warn(f"time_budget_s ({float(self.time_budget_s):.3g} s for this {type(self.estimator).__name__} "
+                      f"search) {' and '.join(parts)}; raise it for a fuller search", UserWarning, stacklevel=4)
 
     def _cross_fits(self, splits, y) -> int:
         """Bags per fold of a cross-fitted trial; 0 when trials are not cross-fitted (see the module docstring).

@@ -234,7 +234,8 @@ def test_time_budget_is_honoured(data_dir):
 
     X, y, _, _ = clara_ms(data_dir)
     start = time.perf_counter()
-    with pytest.warns(UserWarning, match=r"time_budget_s=4 left room for \d+ of the 500 trials"):
+    budget_warning = r"time_budget_s \(4 s for this PrAMRegressor search\) left room for \d+ of the 500 trials"
+    with pytest.warns(UserWarning, match=budget_warning):
         search = RandomSearch(PrAMRegressor(max_rounds=300, outer_bags=1, n_jobs=1), n_trials=500, time_budget_s=4,
                               random_state=0).fit(X, y)
     assert 1 <= len(search.trials_) < 500  # how many fit depends on the machine's load
@@ -261,7 +262,8 @@ def test_a_time_budget_ends_inside_the_first_trial(data_dir):
     X, y, _, _ = clara_ms(data_dir)
     # A small learning rate: its 3 cross-fitted bags boost for ~7 s, far past the budget, which stops them.
     slow = PrAMRegressor(learning_rate=0.001, max_rounds=10**6, outer_bags=2, n_jobs=1)
-    with pytest.warns(UserWarning, match=r"time_budget_s=0.5 left room for 1 of the 4 trials .* and ended during trial 1, whose boosting"):
+    budget_warning = r"time_budget_s \(0.5 s .*\) left room for 1 of the 4 trials .* and ended during trial 1, whose"
+    with pytest.warns(UserWarning, match=budget_warning):
         search = BayesianSearch(slow, n_trials=4, cv=3, cross_fit=True, trial_params={"outer_bags": 1},
                                 time_budget_s=0.5, random_state=0, progress=False).fit(X, y)
     assert search.trials_["cut"].tolist() == [True]
@@ -276,12 +278,24 @@ def test_a_refit_the_time_budget_ends_is_not_kept(data_dir, monkeypatch):
     # An estimate that the refit fits the budget, wrong: the refit starts, the budget's end stops it, and the
     # model the search validated (5 folds' one-bag average) is kept rather than a refit of 8 bags boosted short.
     monkeypatch.setattr(BayesianSearch, "_refit_fits_budget", lambda self, validated=None: True)
-    with pytest.warns(UserWarning, match="time_budget_s="):
+    with pytest.warns(UserWarning, match="time_budget_s"):
         model = PrimoRegressor(families=("pram",), n_trials=1, time_budget_s=0.5, random_state=0,
                                progress=False).fit(X, y)
     assert model.best_estimator_.outer_bags == 5
     search = model.searches_["pram"]
     assert search._refit_model(search.best_params_, X, y, None, stop_at=time.time() - 1) is None
+
+
+def test_a_hold_out_search_keeps_its_trials_fit_when_the_budget_ends_in_the_refit(data_dir, monkeypatch):
+    X, y, _, _ = clara_ms(data_dir)
+    monkeypatch.setattr(BayesianSearch, "_refit_fits_budget", lambda self, validated=None: True)  # a wrong estimate
+    slow = PrAMRegressor(learning_rate=0.001, max_rounds=10**6, outer_bags=2, n_jobs=1)
+    with pytest.warns(UserWarning, match="time_budget_s"):
+        search = BayesianSearch(slow, n_trials=4, time_budget_s=0.5, random_state=0, progress=False).fit(X, y)
+    # One hold-out: the trial's fit on the training rows stands in for the refit on every row the budget stopped.
+    # Each bag boosts on 85% of its rows (interpret's early-stopping split): 85% of the 510 training rows, not of 680.
+    boosted = search.best_estimator_.ebm_.bag_weights_
+    assert np.all(boosted == round(0.85 * round(0.75 * len(y)))) and np.isfinite(search.predict(X)).all()
 
 
 def test_third_party_warnings_are_summarised_once(data_dir, caplog):
@@ -624,7 +638,7 @@ def test_cross_fitted_trials_are_refit_at_the_estimators_fidelity(data_dir, monk
     real_fit = PrAMRegressor.fit
     monkeypatch.setattr(PrAMRegressor, "fit", lambda self, *a, **k: fits.append(1) or real_fit(self, *a, **k))
     for _, trial in search.trials_[search.trials_["source"] != "search"].iterrows():
-        model = search._cross_fitted_model(dict(trial["params"]))
+        model = search._validated_model(dict(trial["params"]))
         assert model.size_ == trial["size"] and model.max_pieces == trial["params"].get("max_pieces")
     assert not fits
     monkeypatch.setattr(PrAMRegressor, "fit", real_fit)
@@ -635,7 +649,7 @@ def test_cross_fitted_trials_are_refit_at_the_estimators_fidelity(data_dir, monk
     assert kept.metadata_["search"]["kept_model_params"] == {"outer_bags": 3}
     # A search on a sample of the rows refits on every row instead.
     sampled = RandomSearch(estimator, **{**options, "search_sample_size": 0.5, "refit": False}).fit(X, y)
-    assert sampled._cross_fitted_model(dict(chosen["params"])) is None
+    assert sampled._validated_model(dict(chosen["params"])) is None
 
 
 def test_trials_in_worker_processes_fit_with_one_job_and_return_the_estimators_own(data_dir):
@@ -654,7 +668,7 @@ def test_trials_in_worker_processes_fit_with_one_job_and_return_the_estimators_o
     search = RandomSearch(estimator, n_trials=4, cv=3, cross_fit=True, trial_params={"outer_bags": 1}, n_jobs=2,
                           random_state=0, refit=False, progress=False).fit(X, y)
     searched = search.trials_[search.trials_["source"] == "search"]
-    assert len(searched) and all(search._cross_fitted_model(dict(params)).n_jobs == -1
+    assert len(searched) and all(search._validated_model(dict(params)).n_jobs == -1
                                  for params in searched["params"])
 
 
@@ -666,7 +680,7 @@ def test_cross_fitted_estimator_is_validated_at_the_trials_rounds_and_refit_with
                           refit=False, progress=False).fit(X, y)
     start = search.trials_.iloc[0]
     assert start["source"] == "estimator"
-    validated = search._cross_fitted_model(dict(start["params"]))
+    validated = search._validated_model(dict(start["params"]))
     assert validated.max_rounds == 3 and validated.bags_out_of_rounds() == {"main": 1.0, "pairs": 0.0}
     kept = clone(search).set_params(refit=True).fit(X, y).best_estimator_
     assert (kept.max_rounds, kept.outer_bags) == (400, 2)
