@@ -95,11 +95,13 @@ def summary(entries: list[dict]) -> list[str]:
     """Per budget, over the held-out tables: how many fits ended within :data:`WITHIN` × the budget."""
     out = []
     for budget in sorted({e["budget"] for e in entries}):
-        held = [e for e in entries if e["budget"] == budget and e["table"] not in DEVELOPMENT]
+        everything = [e for e in entries if e["budget"] == budget and e["table"] not in DEVELOPMENT]
+        crashed = [e["table"] for e in everything if e["error"]]
+        held = [e for e in everything if not e["error"]]
         if not held:
+            out.append(f"budget {budget:g} s: every fit crashed ({crashed})")
             continue
         ratios = np.array([e["ratio"] for e in held])
-        crashed = [e["table"] for e in held if e["error"]]
         worst = max(held, key=lambda e: e["ratio"])
         out.append(f"budget {budget:g} s, {len(held)} held-out tables: {np.sum(ratios <= WITHIN)} within "
                    f"{WITHIN:g}x; ratio median {np.median(ratios):.3f}, max {worst['ratio']:.3f} ({worst['table']}, "
@@ -113,7 +115,8 @@ def compare(base: list[dict], variant: list[dict]) -> list[str]:
     out = []
     for budget in sorted({e["budget"] for e in variant}):
         pairs = [(keyed[(e["table"], budget)], e) for e in variant
-                 if e["budget"] == budget and (e["table"], budget) in keyed and e["table"] not in DEVELOPMENT]
+                 if e["budget"] == budget and (e["table"], budget) in keyed and e["table"] not in DEVELOPMENT
+                 and not e["error"] and not keyed[(e["table"], budget)]["error"]]
         diff = np.array([v["ratio"] - b["ratio"] for b, v in pairs])
         low, high = _bootstrap_median(diff)
         within = (sum(b["ratio"] <= WITHIN for b, _ in pairs), sum(v["ratio"] <= WITHIN for _, v in pairs))

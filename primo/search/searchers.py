@@ -67,8 +67,9 @@ Budgets: ``n_trials`` evaluations at most, and ``time_budget_s`` seconds for the
 (refit included): no trial starts that is expected to end past it, and an estimator whose fit can stop at a
 time (PrAM's boosting: :func:`fit_until`) is stopped at its end, the starting estimator's trial included;
 such trials are marked ``cut`` in ``trials_`` and named in the budget's warning (their models boosted less
-than their configuration asks, as validated). A refit is stopped there too when a validated cross-fitted
-model can be kept instead; a search without one refits to the end. ``trial_params`` (e.g.
+than their configuration asks, as validated). A refit is stopped there too when a validated model can be
+kept instead (a cross-fitted average; under a budget on one hold-out, the trial's fit on the training rows);
+a search without one (k folds not cross-fitted, or on a sample of the rows) refits to the end. ``trial_params`` (e.g.
 ``{"outer_bags": 1}``) fixes parameters of the searched configurations to cheaper values than the
 estimator's; the starting estimator is still evaluated as given (cross-fitted: at the trials'
 fidelity, and refit with its own), and the rule chooses among all of
@@ -586,7 +587,7 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         self._warnings = collections.Counter()
         self._cross_fitted, self._fold_models, self._held_out = {}, {}, {}
         # A budget may leave no time for a refit: on one hold-out, the trials' fits are what can stand in for it.
-        self._keep_held_out = self.time_budget_s is not None and len(splits) == 1
+        self._keep_held_out = self._time_left() != math.inf and len(splits) == 1
         references = [reference_loss(loss, self.estimator, y[train], y[valid],
                                      None if sample_weight is None else sample_weight[train])
                       for train, valid in splits]
