@@ -110,6 +110,20 @@ def pram_search(estimator, X, *, n_trials: int, **options):
                           trial_params=cheaper or None, starts=pram_starts(estimator, X), **options)
 
 
+def _family_finalist(trials: pd.DataFrame, eligible: pd.Index, near: pd.Series) -> tuple[int, bool]:
+    """The index of a family's finalist among its ``trials`` (pool rows), and whether it is within noise of the
+    best: the smallest of its ``eligible`` trials ``near`` the best of every family; when none is, its eligible
+    trial of lowest objective (of all its trials, when none is within the limits)."""
+    from primo.search.choice import smallest
+
+    rows = trials[trials.index.isin(eligible)]
+    close = rows[near[rows.index]]
+    if not close.empty:
+        return smallest(close), True
+    rows = rows if not rows.empty else trials
+    return rows["score"].astype(float).idxmin(), False
+
+
 class RequirementsNotMetError(ValueError):
     """No candidate model satisfies the stated requirements; the message says which and by how much."""
 
@@ -233,7 +247,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Search every family, keep the simplest model within noise of the best that meets the limits."""
-        from primo.search.choice import smallest, within_noise
+        from primo.search.choice import within_noise
         from primo.search.searchers import TrialsFailedError
 
         X = frame_from_arrow(X)  # one conversion of a polars or pyarrow table for every family's search
@@ -276,19 +290,26 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
             best = eligible["score"].astype(float).idxmin()
             near[eligible.index] = within_noise(eligible, best, self.tolerance)
         report, order, finalists = [], [], {}
-        for family in self.searches_:
-            rows = eligible[eligible["family"] == family]
-            close = rows[near[rows.index]]
-            if not close.empty:  # already within noise of the best of every family
-                finalist = smallest(close)
-            else:  # nothing within noise of the best (or within the limits): the family's own best
-                rows = rows if not rows.empty else pool[pool["family"] == family]
-                finalist = rows["score"].astype(float).idxmin()
+        for family, search in self.searches_.items():
+            trials = pool[pool["family"] == family]
+            finalist, within = _family_finalist(trials, eligible.index, near)
             # The validated model when there is one (cross-fitted; a hold-out fit under a time budget): only the
             # selected family is refit.
-            model = self.searches_[family]._validated_model(dict(pool.at[finalist, "params"]))
-            entry = self._finalist(family, pool.loc[finalist], model, X, y, sample_weight, within=not close.empty,
-                                   within_limits=finalist in eligible.index)
+            model = search._validated_model(dict(pool.at[finalist, "params"]))
+            entry = None
+            if model is None and self.time_budget_s is not None:
+                # A trial without one (a raced PrAM's, fitted fold by fold) is refit as far as the budget allows;
+                # else the family's finalist is chosen again among the trials that have one.
+                if search._refit_fits_budget():
+                    entry = self._finalist(family, pool.loc[finalist], None, X, y, sample_weight, within=within,
+                                           within_limits=finalist in eligible.index, stop_at=search._stop_at())
+                validated = trials[[search._validated_fit(dict(params)) is not None for params in trials["params"]]]
+                if entry is None and not validated.empty:
+                    finalist, within = _family_finalist(validated, eligible.index, near)
+                    model = search._validated_model(dict(pool.at[finalist, "params"]))
+            if entry is None:
+                entry = self._finalist(family, pool.loc[finalist], model, X, y, sample_weight, within=within,
+                                       within_limits=finalist in eligible.index)
             finalists[family] = (len(report), pool.loc[finalist], finalist in eligible.index, model is not None)
             report.append(entry)
             order.append((not entry["satisfies"], not entry["within_noise"], entry["size"], entry["score"], family))

@@ -54,7 +54,8 @@ def register(subparsers) -> None:
     parser.add_argument("--cv", type=int, default=None,
                         help="k-fold validation (default: 5 folds up to 10,000 rows, else a 25%% hold-out)")
     parser.add_argument("--time-budget", type=float, default=None, metavar="SECONDS",
-                        help="stop starting PrAM trials when they would end past this many seconds")
+                        help="seconds for the fit's search and refit: PrAM boosting still running then is stopped "
+                             "(reading the file and saving the model are extra)")
     parser.add_argument("--max-latency-us", type=float, default=None, help="auto: single-row latency limit")
     parser.add_argument("--min-score", type=float, default=None, help="auto: minimum validation score")
     parser.add_argument("--max-complexity", type=float, default=None, help="auto: complexity limit")

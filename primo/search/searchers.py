@@ -544,6 +544,14 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         """The trial's validated model (its post-fit variant included), kept instead of a refit that cannot be:
         its cross-fitted average, whose bags together saw every row, or, under a time budget on one hold-out,
         its fit on the training rows. None otherwise, and for a search on a sample of the rows."""
+        found = self._validated_fit(params)
+        if found is None:
+            return None
+        model, step = found
+        return model.simplified(**step) if step else copy.deepcopy(model)
+
+    def _validated_fit(self, params) -> tuple[object, dict] | None:
+        """(the fitted model, the post-fit step to apply) behind :meth:`_validated_model`, not copied."""
         if self.search_sample_ is not None:
             return None
         path = getattr(self.estimator, "_post_fit_path", {})
@@ -551,9 +559,9 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         base = {k: v for k, v in params.items() if k not in path}
         for fitted in (getattr(self, "_cross_fitted", {}), getattr(self, "_held_out", {})):
             if _params_key(params) in fitted:
-                return copy.deepcopy(fitted[_params_key(params)])
+                return fitted[_params_key(params)], {}
             if step and _params_key(base) in fitted:
-                return fitted[_params_key(base)].simplified(**step)
+                return fitted[_params_key(base)], step
         return None
 
     # ------------------------------------------------------------------ main

@@ -310,3 +310,30 @@ def test_automatic_selection_warns_about_named_rows_for_a_fit_without_names_as_s
         assert [str(w.message) for w in caught if "feature names" in str(w.message)] == [
             f"X has feature names, but {type(method.__self__.best_estimator_).__name__} was fitted without feature names"]
     assert who == {"prdt": "PrDTRegressor", "pram": "PrAMRegressor"}[family]
+
+
+def test_under_a_budget_a_finalist_without_a_validated_model_gives_way_when_its_refit_is_cut(data_dir, monkeypatch):
+    from primo.search import BayesianSearch
+
+    X, y, _, _ = clara_ms(data_dir)
+    own_fit, own_refit = BayesianSearch._validated_fit, BayesianSearch._refit_model
+    attempts = []
+
+    def estimator_only(self, params):  # as if every other trial had been raced (fitted fold by fold: no model)
+        given = self.trials_.loc[self.trials_["source"] == "estimator", "params"].iloc[0]
+        return own_fit(self, params) if params == given else None
+
+    def cut_when_bounded(self, params, X, y, sample_weight, stop_at=None):  # a refit the budget's end stops
+        attempts.append(stop_at)
+        return None if stop_at is not None else own_refit(self, params, X, y, sample_weight)
+
+    monkeypatch.setattr(BayesianSearch, "_validated_fit", estimator_only)
+    monkeypatch.setattr(BayesianSearch, "_refit_model", cut_when_bounded)
+    monkeypatch.setattr(BayesianSearch, "_refit_fits_budget", lambda self, validated=None: True)
+    model = PrimoRegressor(families=("pram",), n_trials=8, time_budget_s=1e4, random_state=0, progress=False)
+    model.fit(X, y)
+    search = model.searches_["pram"]
+    assert attempts and attempts[0] is not None  # the rule's finalist had no model, and its refit was tried
+    kept = search.trials_.loc[search.trials_["trial"] == model.best_estimator_.metadata_["search"]["chosen_trial"]]
+    assert kept["source"].item() == "estimator"  # then the trial with a validated model stood in for it
+    assert model.best_estimator_.n_bags_ == 5  # that validated average itself: its refit was cut as well
