@@ -7,11 +7,13 @@ the command line's refusals advise). ``colon`` is the development table (the dea
 on it); the summary counts the other 24 (:data:`DEVELOPMENT`).
 
 Per table and budget B of :data:`BUDGETS`: ``PrimoClassifier``/``PrimoRegressor(time_budget_s=B, random_state=0,
-progress=False).fit(X, y)`` with every other option at its default, one fit at a time on an otherwise idle machine.
-Recorded: the fit's wall seconds and their ratio to B, the family kept, the PrAM search's trials and those the
-budget's end stopped (``cut``; absent before that column existed), and the validation rows (5-fold CV up to 10,000
-rows, one hold-out above). Results go to ``--out`` (JSON lines, appended; one line per table and budget), so a run
-of another checkout writes its own file and ``--compare A B`` pairs them per table and budget.
+progress=False).fit(X, y)`` on a random :data:`TEST_FRACTION` of the rows left out (stratified by class where every
+class has two rows; seed 0), with every other option at its default, one fit at a time on an otherwise idle machine.
+Recorded: the fit's wall seconds and their ratio to B, the family kept, its loss on the left-out rows under the
+selection's own score (log loss, MAE), the PrAM search's trials and those the budget's end stopped (``cut``; absent
+before that column existed). Results go to ``--out`` (JSON lines, appended; one line per table and budget), so a run
+of another checkout writes its own file and ``--compare A B`` pairs them per table and budget: the change in the
+seconds' ratio to the budget, and the variant's test loss relative to the base's (what honouring the budget cost).
 
 Usage (from the repository root; another checkout: its path first on PYTHONPATH)::
 
@@ -34,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cli_tables import pick  # noqa: E402  (the 25 tables, by cli_tables' written rule)
 
 BUDGETS = (10.0, 30.0)
+TEST_FRACTION = 0.25
 DEVELOPMENT = {"colon"}
 #: The budget counts as honoured when the fit took at most this many times it (issue 16's "within 10%").
 WITHIN = 1.10
@@ -57,7 +60,14 @@ def run(name: str, target: str, task: str, budget: float) -> dict:
     """One fit of automatic selection under ``budget`` seconds."""
     import primo
 
+    from sklearn.model_selection import train_test_split
+
+    from primo.search import resolve_loss
+
     X, y, dates = load(name, target)
+    classes = y.value_counts()
+    stratify = y if task != "regression" and classes.min() >= 2 else None
+    X, X_test, y, y_test = train_test_split(X, y, test_size=TEST_FRACTION, random_state=0, stratify=stratify)
     cls = primo.PrimoRegressor if task == "regression" else primo.PrimoClassifier
     model = cls(time_budget_s=budget, random_state=0, progress=False)
     with warnings.catch_warnings(record=True) as caught:
@@ -75,9 +85,11 @@ def run(name: str, target: str, task: str, budget: float) -> dict:
     if error is None:
         search = model.searches_.get("pram")
         trials = None if search is None else search.trials_
+        loss = resolve_loss(None, model.best_estimator_)
         entry.update(kept=model.best_family_, pram_trials=0 if trials is None else len(trials),
                      pram_cut=None if trials is None or "cut" not in trials else int(trials["cut"].sum()),
-                     kept_bags=getattr(model.best_estimator_, "outer_bags", None))
+                     kept_bags=getattr(model.best_estimator_, "outer_bags", None), scoring=loss.name,
+                     test_loss=float(loss(model.best_estimator_, X_test, np.asarray(y_test))))
     return entry
 
 
@@ -109,6 +121,13 @@ def summary(entries: list[dict]) -> list[str]:
     return out
 
 
+def _relative(base: dict, variant: dict) -> float:
+    """The variant's test loss relative to the base's (0 when both are 0)."""
+    if base["test_loss"] == variant["test_loss"]:
+        return 0.0
+    return variant["test_loss"] / base["test_loss"] - 1 if base["test_loss"] > 0 else float("inf")
+
+
 def compare(base: list[dict], variant: list[dict]) -> list[str]:
     """Paired per (table, budget): the variant's fit-seconds ratio minus the base's, median and bootstrap interval."""
     keyed = {(e["table"], e["budget"]): e for e in base}
@@ -120,11 +139,18 @@ def compare(base: list[dict], variant: list[dict]) -> list[str]:
         diff = np.array([v["ratio"] - b["ratio"] for b, v in pairs])
         low, high = _bootstrap_median(diff)
         within = (sum(b["ratio"] <= WITHIN for b, _ in pairs), sum(v["ratio"] <= WITHIN for _, v in pairs))
+        relative = np.array([_relative(b, v) for b, v in pairs])
+        test_low, test_high = _bootstrap_median(relative)
         out.append(f"budget {budget:g} s, {len(pairs)} held-out tables: within {WITHIN:g}x {within[0]} -> {within[1]}; "
-                   f"ratio change median {np.median(diff):+.3f} [{low:+.3f}, {high:+.3f}]")
+                   f"ratio change median {np.median(diff):+.3f} [{low:+.3f}, {high:+.3f}]; test loss change median "
+                   f"{np.median(relative):+.2%} [{test_low:+.2%}, {test_high:+.2%}], worse by over 2% on "
+                   f"{np.sum(relative > 0.02)}, better by over 2% on {np.sum(relative < -0.02)}")
         for b, v in sorted(pairs, key=lambda p: -p[0]["ratio"]):
             out.append(f"  {v['table']:<22} {v['rows']:>7} rows  {b['ratio']:.3f} -> {v['ratio']:.3f}  kept "
-                       f"{b.get('kept')} -> {v.get('kept')}  cut {v.get('pram_cut')} of {v.get('pram_trials')}")
+                       f"{b.get('kept')} -> {v.get('kept')}  test {v['scoring']} {b['test_loss']:.4g} -> "
+                       f"{v['test_loss']:.4g} ({_relative(b, v):+.1%})  cut {v.get('pram_cut')} of {v.get('pram_trials')}")
+        crashed = sorted({e["table"] for e in base + variant if e["budget"] == budget and e["error"]})
+        out.append(f"  crashed (base or variant): {crashed or 'none'}")
     return out
 
 
