@@ -19,6 +19,16 @@ y | y has missing values (None or NaN) at rows [1]; drop those rows or fill them
 """
 from __future__ import annotations
 
+import numpy as np
+
+
+def rows_text(mask: np.ndarray, limit: int = 5) -> str:
+    """The rows where ``mask`` holds, counted from 0, as error messages name them: ``[0, 3]``, or
+    ``[0, 3, 7, 9, 12, ...] (40 rows)`` when many rows are at fault."""
+    rows = np.flatnonzero(mask)
+    shown = ", ".join(str(int(r)) for r in rows[:limit])
+    return f"[{shown}]" if len(rows) <= limit else f"[{shown}, ...] ({len(rows)} rows)"
+
 
 class InputError(ValueError):
     """Data passed to Primo that it cannot use; ``argument`` (and ``column`` for tables) say which."""

@@ -10,9 +10,9 @@ import re
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
+from primo.errors import rows_text
 from primo.io import atomic_write_bytes
 from primo.models.encoding import frame_from_arrow
 
@@ -155,10 +155,8 @@ def split_target(table: pd.DataFrame, target: str, drop=()) -> tuple[pd.DataFram
         raise KeyError(f"{target!r} is the target column; it cannot be dropped too")
     y = table[target]
     if y.isna().any():
-        rows = np.flatnonzero(y.isna().to_numpy())
-        shown = ", ".join(map(str, rows[:5])) + (", ..." if rows.size > 5 else "")
-        raise ValueError(f"target column {target!r} has {rows.size} missing values (rows [{shown}]; counted from 0); "
-                         "drop those rows or fill them in")
+        raise ValueError(f"target column {target!r} has missing values at rows {rows_text(y.isna().to_numpy())}, "
+                         "counted from 0; drop those rows or fill them in")
     return table.drop(columns=[target, *drop]), y
 
 

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import infer_dtype
 
-from primo.errors import ColumnMismatchError, InputError, InputTypeError, InputWarning
+from primo.errors import ColumnMismatchError, InputError, InputTypeError, InputWarning, rows_text
 from primo.models.encoding import (CATEGORICAL, NUMERIC, check_no_dates_as_text, dtype_kind, frame_from_arrow,
                                    numeric_values, plain_columns)
 
@@ -102,13 +102,6 @@ class PrimoModelMixin:
         return list(range(self.n_features_in_))
 
 
-def _rows_text(mask: np.ndarray, limit: int = 5) -> str:
-    """``[0, 3]``, or ``[0, 3, 7, 9, 12, ...] (40 rows)`` when many rows are at fault."""
-    rows = np.flatnonzero(mask)
-    shown = ", ".join(str(int(r)) for r in rows[:limit])
-    return f"[{shown}]" if len(rows) <= limit else f"[{shown}, ...] ({len(rows)} rows)"
-
-
 def _column_names(model, n_columns: int) -> list[str]:
     names = getattr(model, "feature_names_in_", None) if model is not None else None
     if names is not None and len(names) == n_columns:
@@ -189,7 +182,7 @@ def beyond_float32_text(values: np.ndarray) -> str:
 def _infinity_error(name: str, values: np.ndarray, argument: str = "X") -> InputError:
     return InputError(
         f"column {name!r} of {argument} holds {beyond_float32_text(values)} at rows "
-        f"{_rows_text(_beyond_float32(values))}; "
+        f"{rows_text(_beyond_float32(values))}; "
         "a PrDT reads NaN as missing but cannot read these (scikit-learn's trees work in float32): replace them with "
         "NaN, or clip or rescale the column to finite float32 numbers", argument=argument, column=name)
 
@@ -285,10 +278,10 @@ def _check_sample_weight(sample_weight, n_rows: int) -> None:
         raise InputError(f"sample_weight has shape {weights.shape}; expected one weight per row of X: ({n_rows},)",
                          argument="sample_weight")
     if not np.all(np.isfinite(weights)):
-        raise InputError(f"sample_weight contains NaN or infinity at rows {_rows_text(~np.isfinite(weights))}",
+        raise InputError(f"sample_weight contains NaN or infinity at rows {rows_text(~np.isfinite(weights))}",
                          argument="sample_weight")
     if np.any(weights < 0):
-        raise InputError(f"sample_weight has negative weights at rows {_rows_text(weights < 0)}; weights must be >= 0",
+        raise InputError(f"sample_weight has negative weights at rows {rows_text(weights < 0)}; weights must be >= 0",
                          argument="sample_weight")
     if not np.any(weights > 0):
         raise InputError("sample_weight is all zeros: at least one row needs a positive weight",
@@ -320,20 +313,20 @@ def check_target(model, y, n_rows: int, *, classifier: bool, multi_output: bool)
             raise InputError(f"y must hold numbers for {who}; row {row} holds {str(target.ravel()[text][0])!r}", argument="y")
     missing_rows = missing.any(axis=1) if missing.ndim == 2 else missing
     if missing_rows.any():
-        raise InputError(f"y has missing values (None or NaN) at rows {_rows_text(missing_rows)}; "
+        raise InputError(f"y has missing values (None or NaN) at rows {rows_text(missing_rows)}; "
                          "drop those rows or fill them in", argument="y")
     if target.dtype.kind == "f":
         infinite = np.isinf(target)
         infinite_rows = infinite.any(axis=1) if infinite.ndim == 2 else infinite
         if infinite_rows.any():
-            raise InputError(f"y contains infinity at rows {_rows_text(infinite_rows)}", argument="y")
+            raise InputError(f"y contains infinity at rows {rows_text(infinite_rows)}", argument="y")
         fractional = target != np.round(target)
         fractional_rows = fractional.any(axis=1) if fractional.ndim == 2 else fractional
         if classifier and fractional_rows.any():
             # scikit-learn's words ("Unknown label type: continuous") kept, so its estimator checks still match.
             first = float(target.ravel()[fractional.ravel()][0])
             raise InputError(f"Unknown label type: continuous. {who} needs class labels, but y holds numbers with "
-                             f"a fraction at rows {_rows_text(fractional_rows)} (first: {first!r}); fit a regressor "
+                             f"a fraction at rows {rows_text(fractional_rows)} (first: {first!r}); fit a regressor "
                              "for a numeric target, or give the classes as whole numbers or text", argument="y")
 
 

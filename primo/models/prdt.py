@@ -27,8 +27,8 @@ from sklearn.tree._tree import Tree
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from primo.errors import InputError, InputTypeError, InputWarning
-from primo.models._base import (PrimoModelMixin, _beyond_float32, _column_names, _is_sparse, _rows_text,
+from primo.errors import InputError, InputTypeError, InputWarning, rows_text
+from primo.models._base import (PrimoModelMixin, _beyond_float32, _column_names, _is_sparse,
                                 DENSE_ROWS, beyond_float32_text, check_prediction_input, check_training_input)
 from primo.models.encoding import category_split, encode_table, fit_vocabularies, needs_encoding
 from primo.models._pruning import PruningPath
@@ -478,11 +478,11 @@ def _check_sparse_cells(X, names: list[str]) -> None:
     column = np.zeros(X.shape[0])
     column[cells.row[cells.col == j]] = cells.data[cells.col == j]
     if np.isnan(column).any():
-        raise InputError(f"column {names[j]!r} of sparse X holds NaN at rows {_rows_text(np.isnan(column))}; "
+        raise InputError(f"column {names[j]!r} of sparse X holds NaN at rows {rows_text(np.isnan(column))}; "
                          f"scikit-learn's trees read NaN as missing in dense X only: {DENSE_ROWS}, or fill them in",
                          argument="X", column=names[j])
     raise InputError(f"column {names[j]!r} of sparse X holds {beyond_float32_text(column)} at rows "
-                     f"{_rows_text(_beyond_float32(column))}; a PrDT cannot read them (scikit-learn's trees work in "
+                     f"{rows_text(_beyond_float32(column))}; a PrDT cannot read them (scikit-learn's trees work in "
                      "float32): clip or rescale the column to finite float32 numbers", argument="X", column=names[j])
 
 

@@ -286,8 +286,9 @@ def test_a_target_with_missing_values_is_named_by_every_command_that_reads_it(tm
     for command in (["fit", str(with_na), "--target", "latency", "--out", str(tmp_path / "n.primo")],
                     ["report", str(model_path), "--data", str(with_na), "--target", "latency", "--out", str(tmp_path / "r.html")]):
         assert main(command) == 2
-        assert capsys.readouterr().err.strip() == (f"primo {command[0]}: error: target column 'latency' has 9 missing values "
-                                                   "(rows [3, 10, 17, 24, 31, ...]; counted from 0); drop those rows or fill them in")
+        assert capsys.readouterr().err.strip() == (f"primo {command[0]}: error: target column 'latency' has missing values "
+                                                   "at rows [3, 10, 17, 24, 31, ...] (9 rows), counted from 0; drop those "
+                                                   "rows or fill them in")
 
 
 def test_a_column_is_typed_from_all_its_rows_not_chunk_by_chunk(tmp_path):
