@@ -300,7 +300,7 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
             if model is None and self.time_budget_s is not None:
                 # A trial without one (a raced PrAM's, fitted fold by fold) is refit as far as the budget allows;
                 # else the family's finalist is chosen again among the trials that have one.
-                if search._refit_fits_budget():
+                if search._time_left() > 0:
                     entry = self._finalist(family, pool.loc[finalist], None, X, y, sample_weight, within=within,
                                            within_limits=finalist in eligible.index, stop_at=search._stop_at())
                 validated = trials[[search._validated_fit(dict(params)) is not None for params in trials["params"]]]
@@ -454,13 +454,12 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
 
         Cross-fitted bags saw (k−1)/k of the rows (see :mod:`primo.search.searchers`). The refit can
         differ in size and latency, so it replaces the validated model only when it still meets every
-        stated limit, and only when the time budget leaves room for it (a refit expected to end past it is not
-        started, one that does is stopped there); otherwise ``entry`` stands.
+        stated limit, and only when it ends within the time budget (it is stopped there); otherwise ``entry`` stands.
         """
-        validated = self.candidates_[family]
         search = self.searches_[family]
-        if not search._refit_fits_budget(validated):
+        if search._time_left() <= 0:
             return entry
+        validated = self.candidates_[family]
         refit = self._finalist(family, trial, None, X, y, sample_weight, within=entry["within_noise"],
                                within_limits=within_limits, stop_at=search._stop_at())
         if refit is None:

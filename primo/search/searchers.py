@@ -53,8 +53,8 @@ refit on every row with the estimator's own values of ``trial_params`` (automati
 its ``outer_bags`` and ``max_rounds``), since each validated bag saw only (k−1)/k of the rows:
 in automatic selection on 16 development tables, the refit's test loss was lower on 11 (median
 −0.29% a table, bootstrap interval −3.9% to +0.05%; ``reports/benchmarks/README.md``, "Automatic
-selection's defaults"), for a median 0.7 s more a fit. When the time budget leaves no room for that
-fit, the validated average is kept instead.
+selection's defaults"), for a median 0.7 s more a fit. When the time budget ends before that
+fit does, the validated average is kept instead.
 Raced trials are fitted per fold as before, since two partial fits cannot be joined
 into one model. Automatic selection cross-fits.
 
@@ -504,37 +504,13 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         refit = self._full_fidelity().get("outer_bags")
         return refit if refit is not None and refit > self.trial_params["outer_bags"] else None
 
-    def _refit_fits_budget(self, validated=None) -> bool:
-        """Whether a refit is expected to end within the time budget.
-
-        Its cost is estimated from the slowest complete trial, scaled from the k·b bags a cross-fitted
-        trial boosts on (k−1)/k of the rows to the estimator's own bags on every row, and, when the
-        ``validated`` model's bags ran out of boosting rounds, from its rounds to the estimator's own.
-        """
-        if self._time_left() == math.inf:
-            return True
-        complete = self._candidates(self.trials_)
-        complete = complete[complete["error"].isna()]
-        seconds = float(complete["fit_time"].max()) if len(complete) else 0.0
-        bags = self._full_fidelity().get("outer_bags")
-        k, per_fold = self._cross_fit_shape
-        if bags and per_fold and k > 1:
-            seconds *= bags / (per_fold * (k - 1))
-        rounds = self._full_fidelity().get("max_rounds")
-        out_of_rounds = getattr(validated, "bags_out_of_rounds", None)
-        if rounds and out_of_rounds is not None and any(out_of_rounds().values()):
-            seconds *= rounds / validated.max_rounds
-        return self._time_left() >= seconds
-
     def _kept_model(self, params, X, y, sample_weight):
         """The refit of the kept trial, or its validated model (:meth:`_validated_model`) when the time budget ends
-        first (a refit expected to end past it is not started). Without a validated model, the refit runs to its
-        end."""
+        first (the refit is stopped there). Without a validated model, the refit runs to its end."""
         validated = self._validated_model(params)
         if validated is None:
             return self._refit_model(params, X, y, sample_weight)
-        refit = self._refit_model(params, X, y, sample_weight, self._stop_at()) if self._refit_fits_budget(
-            validated) else None
+        refit = self._refit_model(params, X, y, sample_weight, self._stop_at()) if self._time_left() > 0 else None
         if refit is None:
             logger.info("time budget reached: keeping the model the search validated, not a refit")
             return validated

@@ -329,7 +329,6 @@ def test_under_a_budget_a_finalist_without_a_validated_model_gives_way_when_its_
 
     monkeypatch.setattr(BayesianSearch, "_validated_fit", estimator_only)
     monkeypatch.setattr(BayesianSearch, "_refit_model", cut_when_bounded)
-    monkeypatch.setattr(BayesianSearch, "_refit_fits_budget", lambda self, validated=None: True)
     model = PrimoRegressor(families=("pram",), n_trials=8, time_budget_s=1e4, random_state=0, progress=False)
     model.fit(X, y)
     search = model.searches_["pram"]

@@ -275,20 +275,24 @@ def test_a_refit_the_time_budget_ends_is_not_kept(data_dir, monkeypatch):
     from primo import PrimoRegressor
 
     X, y, _, _ = clara_ms(data_dir)
-    # An estimate that the refit fits the budget, wrong: the refit starts, the budget's end stops it, and the
-    # model the search validated (5 folds' one-bag average) is kept rather than a refit of 8 bags boosted short.
-    monkeypatch.setattr(BayesianSearch, "_refit_fits_budget", lambda self, validated=None: True)
-    with pytest.warns(UserWarning, match="time_budget_s"):
-        model = PrimoRegressor(families=("pram",), n_trials=1, time_budget_s=0.5, random_state=0,
-                               progress=False).fit(X, y)
-    assert model.best_estimator_.outer_bags == 5
-    search = model.searches_["pram"]
-    assert search._refit_model(search.best_params_, X, y, None, stop_at=time.time() - 1) is None
+    real_refit, refits = BayesianSearch._refit_model, []
+
+    def recorded(self, *args, **kwargs):
+        refits.append(real_refit(self, *args, **kwargs))
+        return refits[-1]
+
+    monkeypatch.setattr(BayesianSearch, "_refit_model", recorded)
+    # The trials run to their end, and the budget ends 0.2 s into the refit of 8 bags (~2 s here): the refit starts
+    # while time is left, the budget's end stops it, and the model the search validated (5 folds' one-bag average)
+    # is kept rather than 8 bags boosted short.
+    monkeypatch.setattr(BayesianSearch, "_trial_stop_at", lambda self: None)
+    monkeypatch.setattr(BayesianSearch, "_stop_at", lambda self: time.time() + 0.2)
+    model = PrimoRegressor(families=("pram",), n_trials=1, time_budget_s=1e4, random_state=0, progress=False).fit(X, y)
+    assert refits == [None] and model.best_estimator_.outer_bags == 5
 
 
 def test_a_hold_out_search_keeps_its_trials_fit_when_the_budget_ends_in_the_refit(data_dir, monkeypatch):
     X, y, _, _ = clara_ms(data_dir)
-    monkeypatch.setattr(BayesianSearch, "_refit_fits_budget", lambda self, validated=None: True)  # a wrong estimate
     slow = PrAMRegressor(learning_rate=0.001, max_rounds=10**6, outer_bags=2, n_jobs=1)
     with pytest.warns(UserWarning, match="time_budget_s"):
         search = BayesianSearch(slow, n_trials=4, time_budget_s=0.5, random_state=0, progress=False).fit(X, y)
@@ -642,8 +646,8 @@ def test_cross_fitted_trials_are_refit_at_the_estimators_fidelity(data_dir, monk
         assert model.size_ == trial["size"] and model.max_pieces == trial["params"].get("max_pieces")
     assert not fits
     monkeypatch.setattr(PrAMRegressor, "fit", real_fit)
-    # No time left for the refit: the validated 3-bag average is kept as it is.
-    monkeypatch.setattr(RandomSearch, "_refit_fits_budget", lambda self, validated=None: False)
+    # A refit the time budget's end stopped: the validated 3-bag average is kept as it is.
+    monkeypatch.setattr(RandomSearch, "_refit_model", lambda self, params, X, y, sample_weight, stop_at=None: None)
     kept = RandomSearch(estimator, **options).fit(X, y).best_estimator_
     assert kept.outer_bags == 3 and kept.size_ == chosen["size"]
     assert kept.metadata_["search"]["kept_model_params"] == {"outer_bags": 3}
@@ -685,42 +689,6 @@ def test_cross_fitted_estimator_is_validated_at_the_trials_rounds_and_refit_with
     kept = clone(search).set_params(refit=True).fit(X, y).best_estimator_
     assert (kept.max_rounds, kept.outer_bags) == (400, 2)
     assert kept.metadata_["search"]["kept_model_params"] == {}
-
-
-def test_refit_time_is_estimated_from_the_slowest_trial_at_the_estimators_bags():
-    """A cross-fitted trial boosts k·b bags on (k−1)/k of the rows; the refit, the estimator's bags on every row."""
-    search = RandomSearch(PrAMRegressor(outer_bags=8), cross_fit=True, trial_params={"outer_bags": 1},
-                          time_budget_s=10)
-    search.trials_ = pd.DataFrame({"source": ["estimator", "search", "search"], "fit_time": [1.0, 2.0, 50.0],
-                                   "error": [None, None, "failed"], "partial": [False, False, False]})
-    search._cross_fit_shape = (5, 1)  # 5 folds, 1 bag each: a refit costs 2 s × 8 / (1 × 4) = 4 s
-    search._start_time = time.perf_counter() - 5.5  # 4.5 s left
-    assert search._refit_fits_budget()
-    search._start_time = time.perf_counter() - 6.5  # 3.5 s left
-    assert not search._refit_fits_budget()
-    search.set_params(time_budget_s=None)
-    assert search._refit_fits_budget()
-
-
-def test_refit_time_scales_with_the_rounds_when_the_validated_bags_ran_out_of_them():
-    """A validated model that stopped early refits in about its time; one that ran out of rounds may boost all of them."""
-    search = RandomSearch(PrAMRegressor(outer_bags=1, max_rounds=50_000), cross_fit=True,
-                          trial_params={"outer_bags": 1, "max_rounds": 5000}, time_budget_s=100)
-    search.trials_ = pd.DataFrame({"source": ["estimator"], "fit_time": [4.0], "error": [None], "partial": [False]})
-    search._cross_fit_shape = (5, 1)  # a refit costs 4 s × 1 / (1 × 4) = 1 s, or 10 s with 10× the rounds
-    search._start_time = time.perf_counter() - 95  # 5 s left
-
-    class Validated:
-        max_rounds = 5000
-
-        def __init__(self, out_of_rounds):
-            self.out_of_rounds = out_of_rounds
-
-        def bags_out_of_rounds(self):
-            return {"main": self.out_of_rounds, "pairs": 0.0}
-
-    assert search._refit_fits_budget(Validated(0.0)) and search._refit_fits_budget()
-    assert not search._refit_fits_budget(Validated(0.25))
 
 
 def test_cross_fitting_classes_rarer_than_the_folds():
