@@ -303,10 +303,12 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
                 if search._time_left() > 0:
                     entry = self._finalist(family, pool.loc[finalist], None, X, y, sample_weight, within=within,
                                            within_limits=finalist in eligible.index, stop_at=search._stop_at())
-                validated = trials[[search._validated_fit(dict(params)) is not None for params in trials["params"]]]
-                if entry is None and not validated.empty:
-                    finalist, within = _family_finalist(validated, eligible.index, near)
-                    model = search._validated_model(dict(pool.at[finalist, "params"]))
+                if entry is None:
+                    validated = trials[[search._validated_fit(dict(params)) is not None
+                                        for params in trials["params"]]]
+                    if not validated.empty:
+                        finalist, within = _family_finalist(validated, eligible.index, near)
+                        model = search._validated_model(dict(pool.at[finalist, "params"]))
             if entry is None:
                 entry = self._finalist(family, pool.loc[finalist], model, X, y, sample_weight, within=within,
                                        within_limits=finalist in eligible.index)
