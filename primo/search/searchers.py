@@ -807,7 +807,6 @@ class _SequentialSearch(_BaseSearch):
         race = self._race_folds(splits)
         search_splits = splits[:race] if race else splits
         cross = self._cross_fits(splits, y)
-        self._cross_fit_shape = (len(splits), cross)  # folds, bags per fold (0: not cross-fitted)
         raced = {}  # trial number -> its result on the first folds
         done, slowest = 0, 0.0
         # One managed Parallel for the whole search: the backend's workers (a Ray actor pool, loky
