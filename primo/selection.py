@@ -300,9 +300,8 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
             if model is None and self.time_budget_s is not None:
                 # A trial without one (a raced PrAM's, fitted fold by fold) is refit as far as the budget allows;
                 # else the family's finalist is chosen again among the trials that have one.
-                if search._time_left() > 0:
-                    entry = self._finalist(family, pool.loc[finalist], None, X, y, sample_weight, within=within,
-                                           within_limits=finalist in eligible.index, stop_at=search._stop_at())
+                entry = self._finalist(family, pool.loc[finalist], None, X, y, sample_weight, within=within,
+                                       within_limits=finalist in eligible.index, stop_at=search._stop_at())
                 if entry is None:
                     validated = trials[[search._validated_fit(dict(params)) is not None
                                         for params in trials["params"]]]
@@ -459,8 +458,6 @@ class _PrimoAutoBase(MetaEstimatorMixin, BaseEstimator):
         stated limit, and only when it ends within the time budget (it is stopped there); otherwise ``entry`` stands.
         """
         search = self.searches_[family]
-        if search._time_left() <= 0:
-            return entry
         validated = self.candidates_[family]
         refit = self._finalist(family, trial, None, X, y, sample_weight, within=entry["within_noise"],
                                within_limits=within_limits, stop_at=search._stop_at())

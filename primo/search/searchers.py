@@ -485,9 +485,11 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
 
     def _refit_model(self, params, X, y, sample_weight, stop_at=None):
         """The configuration fitted on every row (a cross-fitted search's at the estimator's fidelity); None when
-        ``stop_at`` (see :func:`fit_until`) stopped the fit before its end."""
+        ``stop_at`` (see :func:`fit_until`) stopped the fit before its end, or had passed before it began."""
         model = clone(self.estimator).set_params(**{**params, **self._full_fidelity()})
         until = fit_until(model, stop_at)
+        if until and time.time() >= stop_at:  # it would stop at its first step
+            return None
         model.fit(X, y, **({} if sample_weight is None else {"sample_weight": sample_weight}), **until)
         return None if until and time.time() >= stop_at else model
 
@@ -510,7 +512,7 @@ class _BaseSearch(MetaEstimatorMixin, BaseEstimator):
         validated = self._validated_model(params)
         if validated is None:
             return self._refit_model(params, X, y, sample_weight)
-        refit = self._refit_model(params, X, y, sample_weight, self._stop_at()) if self._time_left() > 0 else None
+        refit = self._refit_model(params, X, y, sample_weight, self._stop_at())
         if refit is None:
             logger.info("time budget reached: keeping the model the search validated, not a refit")
             return validated
