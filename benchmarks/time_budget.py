@@ -34,6 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cli_tables import pick  # noqa: E402  (the 25 tables, by cli_tables' written rule)
+from tabular_suite import median_interval  # noqa: E402  (bootstrap over tables)
 
 BUDGETS = (10.0, 30.0)
 TEST_FRACTION = 0.25
@@ -93,12 +94,6 @@ def run(name: str, target: str, task: str, budget: float) -> dict:
     return entry
 
 
-def _bootstrap_median(values: np.ndarray, seed: int = 0, draws: int = 10_000) -> tuple[float, float]:
-    rng = np.random.default_rng(seed)
-    medians = np.median(rng.choice(values, size=(draws, len(values))), axis=1)
-    return float(np.quantile(medians, 0.025)), float(np.quantile(medians, 0.975))
-
-
 def read(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
@@ -137,10 +132,10 @@ def compare(base: list[dict], variant: list[dict]) -> list[str]:
                  if e["budget"] == budget and (e["table"], budget) in keyed and e["table"] not in DEVELOPMENT
                  and not e["error"] and not keyed[(e["table"], budget)]["error"]]
         diff = np.array([v["ratio"] - b["ratio"] for b, v in pairs])
-        low, high = _bootstrap_median(diff)
+        low, high = median_interval(diff)
         within = (sum(b["ratio"] <= WITHIN for b, _ in pairs), sum(v["ratio"] <= WITHIN for _, v in pairs))
         relative = np.array([_relative(b, v) for b, v in pairs])
-        test_low, test_high = _bootstrap_median(relative)
+        test_low, test_high = median_interval(relative)
         out.append(f"budget {budget:g} s, {len(pairs)} held-out tables: within {WITHIN:g}x {within[0]} -> {within[1]}; "
                    f"ratio change median {np.median(diff):+.3f} [{low:+.3f}, {high:+.3f}]; test loss change median "
                    f"{np.median(relative):+.2%} [{test_low:+.2%}, {test_high:+.2%}], worse by over 2% on "
