@@ -70,7 +70,7 @@ SEED = 20261201  # the day this benchmark was written, fixed before any command 
 PER_TASK = 8
 MAX_ROWS = 2000
 MODELS = ("auto", "pram", "prdt")
-#: Options of ``primo fit`` per model: a small search (a PrAM search still evaluates its starting estimator in full).
+#: Options of ``primo fit`` per model: a small search, its PrAM boosting stopped at the budget's end.
 BUDGET = {"auto": ["--trials", "4", "--time-budget", "30"], "pram": ["--trials", "4", "--time-budget", "30"],
           "prdt": []}
 #: Columns a fit follows a refusal's '--drop COLUMN' advice for, at most.
