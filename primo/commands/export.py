@@ -30,8 +30,8 @@ def register(subparsers) -> None:
     parser.add_argument("--check-data", default=None,
                         help="integer mode: CSV/Parquet table with the model's features to count mismatches on")
     parser.add_argument("--ml-opset", type=int, choices=[3, 5], default=None,
-                        help="ONNX only: ai.onnx.ml opset; a PrDT's default 5 runs in onnxruntime >= 1.21, 3 in >= 1.15 "
-                             "(one lookup more a row); a PrAM has 3")
+                        help="ONNX only, a PrDT: ai.onnx.ml opset; the default 5 runs in onnxruntime >= 1.21, 3 in >= 1.15 "
+                             "(one lookup more a row); a PrAM's graph uses no ai.onnx.ml operator and runs in >= 1.15")
     parser.add_argument("--verify", default=None, metavar="TABLE",
                         help="run the written file in its runtime on this CSV/Parquet table and compare every "
                              "prediction with the model's")

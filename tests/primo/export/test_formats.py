@@ -111,12 +111,12 @@ def test_onnx_files_declare_the_oldest_format_their_operators_allow(tmp_path, ca
     X[::9, 1] = np.nan
     y = np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) * X[:, 2]
     tree = primo.PrDTRegressor(max_depth=3).fit(X, y)
-    models = {("tree", 5): tree, ("tree", 3): tree, ("additive", 3): primo.PrAMClassifier(
+    models = {("tree", 5): tree, ("tree", 3): tree, ("additive", None): primo.PrAMClassifier(
         outer_bags=1, max_rounds=100, n_jobs=1).fit(X, y > 0)}
     for (family, ml_opset), model in models.items():
         proto = to_onnx(model, ml_opset=ml_opset)
         opsets = {o.domain: o.version for o in proto.opset_import}
-        assert opsets[""] == OPSET == 15 and opsets["ai.onnx.ml"] == ml_opset
+        assert opsets[""] == OPSET == 15 and opsets.get("ai.onnx.ml") == ml_opset  # a PrAM imports no ai.onnx.ml
         assert proto.ir_version == onnx.helper.find_min_ir_version_for(list(proto.opset_import))
         assert proto.ir_version == (10 if ml_opset == 5 else 8)  # ai.onnx.ml opset 5 needs IR 10
         properties = {p.key: p.value for p in proto.metadata_props}
@@ -125,9 +125,11 @@ def test_onnx_files_declare_the_oldest_format_their_operators_allow(tmp_path, ca
     assert np.array_equal(onnx_outputs(to_onnx(tree, ml_opset=3), X)["prediction"], tree.predict(X))
     stump = primo.PrDTRegressor(max_depth=1, min_samples_leaf=200).fit(X, y)  # a single leaf
     assert np.array_equal(onnx_outputs(to_onnx(stump, ml_opset=3), X)["prediction"], stump.predict(X))
-    with pytest.raises(primo.errors.InputError, match="ai.onnx.ml opset 3, not 5") as error:
-        to_onnx(models["additive", 3], ml_opset=5)
+    with pytest.raises(primo.errors.InputError, match="PrAM's ONNX graph uses no ai.onnx.ml operator") as error:
+        to_onnx(models["additive", None], ml_opset=3)
     assert error.value.argument == "ml_opset"
+    with pytest.raises(primo.errors.InputError, match="ai.onnx.ml opset 5 or 3, not 4") as error:
+        to_onnx(tree, ml_opset=4)
     tree.save(tmp_path / "t.primo")
     np.savetxt(tmp_path / "rows.csv", X, delimiter=",", header="x0,x1,x2", comments="")
     assert main(["export", str(tmp_path / "t.primo"), "--out", str(tmp_path / "t.onnx"), "--ml-opset", "3",

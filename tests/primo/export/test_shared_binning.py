@@ -2,7 +2,8 @@
 
 interpret cuts a feature differently for main terms and pairs; the batch paths look each feature up
 once over the union of its edges and map that bin to every binning. These tests check the maps on
-edge values, that the ONNX graph holds one search tree per feature, and that ONNX and the tables
+edge values, that the ONNX graph searches each feature once (also on edges built to be awkward for
+its grid), and that ONNX and the tables
 give Python's predictions on Clara-MS, LinnOS and a table with text, category and missing values.
 """
 import dataclasses
@@ -16,7 +17,8 @@ import pytest
 import primo
 from primo.export import compile_python, encode_categories, model_tables, to_c, to_js, to_lua, to_onnx
 from primo.export.quantize import quantize
-from primo.export.tables import Binning, fold_main_terms, share_binnings
+from primo.export.tables import AdditiveTables, Binning, Term, fold_main_terms, share_binnings
+from primo.export.onnx_graph import _Grid
 from primo.export.runtimes import c_outputs, js_outputs, onnx_outputs
 from tests.primo.tables_any import housing
 
@@ -53,19 +55,24 @@ def clara_ms(data_dir):
     return model, test.drop(columns="cores")
 
 
-def _n_trees(proto: onnx.ModelProto) -> int:
-    (ensemble,) = [n for n in proto.graph.node if n.op_type == "TreeEnsembleRegressor"]
-    return len(set(next(a.ints for a in ensemble.attribute if a.name == "nodes_treeids")))
+def _initializer(proto: onnx.ModelProto, name: str) -> np.ndarray:
+    (found,) = [i for i in proto.graph.initializer if i.name == name]
+    return onnx.numpy_helper.to_array(found)
 
 
-def test_clara_ms_onnx_and_tables_equal_python_with_one_tree_per_feature(clara_ms):
+def _n_searches(proto: onnx.ModelProto) -> int:
+    """Features the PrAM graph searches: one grid origin each."""
+    return len(_initializer(proto, "grid_lo"))
+
+
+def test_clara_ms_onnx_and_tables_equal_python_with_one_search_per_feature(clara_ms):
     model, X_test = clara_ms
     tables = model_tables(model)
     assert any(len(term.binnings) == 2 for term in tables.terms)
     # Pairs use a coarser binning: more binnings than features, yet one search per feature.
     assert len(tables.binnings) > len(tables.shared_binnings)
     proto = to_onnx(model)
-    assert _n_trees(proto) == len(tables.shared_binnings)
+    assert _n_searches(proto) == len(tables.shared_binnings)
     rows = X_test.to_numpy(dtype=np.float64)
     expected = model.predict(X_test)
     np.testing.assert_allclose(onnx_outputs(proto, rows)["prediction"], expected, rtol=0, atol=TOLERANCE)
@@ -73,11 +80,11 @@ def test_clara_ms_onnx_and_tables_equal_python_with_one_tree_per_feature(clara_m
 
 
 @pytest.mark.parametrize("name", ["pram_binary", "pram_multiclass", "pram_regressor"])
-def test_linnos_onnx_has_one_tree_per_feature(name, models):
+def test_linnos_onnx_has_one_search_per_feature(name, models):
     model, X_check = models[name]
     tables = model_tables(model)
     proto = to_onnx(model)
-    assert _n_trees(proto) == len(tables.shared_binnings) <= tables.n_features
+    assert _n_searches(proto) == len(tables.shared_binnings) <= tables.n_features
     rows = encode_categories(tables, X_check)
     out = onnx_outputs(proto, rows)
     if tables.is_classifier:
@@ -85,6 +92,58 @@ def test_linnos_onnx_has_one_tree_per_feature(name, models):
         np.testing.assert_allclose(out["probabilities"], model.predict_proba(X_check), rtol=0, atol=TOLERANCE)
     else:
         np.testing.assert_allclose(out["prediction"], model.predict(X_check), rtol=0, atol=TOLERANCE)
+
+
+def test_grid_start_and_steps_bracket_every_value_with_a_cell_of_slack():
+    """For every value, the keys before the search's start are at most the value and its bin lies
+    within the ``2^steps - 1`` keys after it, also when a runtime computes the value's cell one off."""
+    rng = np.random.default_rng(1)
+    key_sets = [np.sort(rng.choice(10_000, n, replace=False)) / 7.0 for n in (1, 2, 3, 7, 50, 300)]
+    key_sets += [np.r_[1.0 + np.arange(40) * 2.0 ** -40, 1e6], np.r_[-1e300, np.linspace(0, 1, 33), 1e300],
+                 np.array([])]
+    for keys in key_sets:
+        values = np.r_[keys, np.nextafter(keys, np.inf), np.nextafter(keys, -np.inf), np.inf, -np.inf,
+                       rng.uniform(keys.min(initial=0) - 1, keys.max(initial=0) + 1, 500)]
+        below = np.searchsorted(keys, values, side="right")  # #{keys <= x}
+        for n_cells in (1, 2, 8, 64, 1024):
+            grid = _Grid.fit(keys, n_cells)
+            cells = _Grid.cells(values, grid.lo, grid.scale, n_cells)
+            for slack in (-1, 0, 1):
+                start = grid.first[np.clip(cells + slack, 0, n_cells - 1)]
+                assert np.all(start <= below) and np.all(below - start <= 2 ** grid.steps - 1), (len(keys), n_cells)
+
+
+def test_onnx_search_finds_every_bin_on_edges_built_to_be_awkward_for_its_grid():
+    """The ONNX graph starts each search from a uniform grid over the feature's edges. Edges crowded in
+    one cell beside outliers that span nearly all of float64, edges an ulp apart, around 0 and
+    subnormal, one edge, none, and categories (matched, unseen, between two, -1) still give every value
+    the tables' bin, missing and infinite values included (integer scores: sums are exact)."""
+    rng = np.random.default_rng(0)
+    crowded = 1.0 + np.arange(300) * 2.0 ** -40
+    continuous = [np.r_[-1.7e308, -1.0, -5e-324, 0.0, 5e-324, 1e-300, crowded, 1e300, 1.7e308],
+                  2.5 + np.arange(3) * np.spacing(2.5),
+                  np.array([2.5]), np.array([]), np.linspace(-50, 50, 101)]
+    binnings = [Binning(j, len(cuts) + 3, cuts=cuts) for j, cuts in enumerate(continuous)]
+    categories = np.array([-3.5, 0.0, 2.0, 7.0, 1e9])
+    binnings.append(Binning(5, 7, categories=categories, category_bins=np.array([2, 1, 5, 4, 3])))
+    binnings.append(Binning(0, 6, cuts=np.array([-1.0, 1.0 + 2.0 ** -35, 1e300])))  # feature 0's pair level
+    terms = [Term(f"x{b.feature}", (i,), rng.integers(-1000, 1000, (b.n_bins, 1)).astype(float))
+             for i, b in enumerate(binnings[:-1])]
+    terms.append(Term("x0 & x5", (6, 5), rng.integers(-1000, 1000, (6, 7, 1)).astype(float)))
+    tables = AdditiveTables(feature_names=[f"x{j}" for j in range(6)], binnings=binnings, terms=terms,
+                            intercept=np.array([0.5]), link="identity", classes=None, vocabularies={})
+    specials = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e308, -1e308, 5e-324])
+    columns = []
+    for cuts in continuous:
+        values = np.r_[cuts, np.nextafter(cuts, np.inf), np.nextafter(cuts, -np.inf), specials,
+                       rng.uniform(-60, 60, 200), 1.0 + rng.uniform(0, 300, 200) * 2.0 ** -40]
+        columns.append(rng.permutation(np.resize(values, 2000)))
+    cat_values = np.r_[categories, np.nextafter(categories, np.inf), -1.0, 2.25, 1e10, specials]
+    columns.append(rng.permutation(np.resize(cat_values, 2000)))
+    rows = np.column_stack(columns)
+    proto = to_onnx(tables)
+    assert _n_searches(proto) == 6
+    np.testing.assert_array_equal(onnx_outputs(proto, rows)["prediction"], tables.predict(rows))
 
 
 def test_text_category_and_missing_columns_with_pairs():
@@ -106,14 +165,9 @@ def test_text_category_and_missing_columns_with_pairs():
                                atol=TOLERANCE)
 
 
-def _n_targets(proto: onnx.ModelProto) -> int:
-    (ensemble,) = [n for n in proto.graph.node if n.op_type == "TreeEnsembleRegressor"]
-    return next(a.i for a in ensemble.attribute if a.name == "n_targets")
-
-
 def test_main_terms_ride_in_pair_tables_with_the_same_sums(clara_ms):
-    """ONNX folds main terms into pairs (fewer tree outputs and gathers): every row's score sum is kept,
-    missing values and values on every cut included, and the graph has one output per remaining term."""
+    """ONNX folds main terms into pairs (fewer lookups): every row's score sum is kept, missing values
+    and values on every cut included, and the graph looks up each remaining term once."""
     model, X_test = clara_ms
     tables = model_tables(model)
     binnings, terms = fold_main_terms(tables.binnings, tables.terms)
@@ -132,7 +186,7 @@ def test_main_terms_ride_in_pair_tables_with_the_same_sums(clara_ms):
     for batch in (rows, edges, holes):
         np.testing.assert_allclose(folded.decision_function(batch), tables.decision_function(batch), rtol=0, atol=1e-12)
     proto = to_onnx(model)
-    assert _n_targets(proto) == len(terms)
+    assert len(_initializer(proto, "axis0_features")) == len(terms)
     np.testing.assert_allclose(onnx_outputs(proto, holes)["prediction"], tables.predict(holes), rtol=0, atol=TOLERANCE)
 
 
@@ -179,9 +233,7 @@ def test_silent_cuts_are_dropped_and_every_path_still_equals_python(clara_ms, tm
     rows = X_test.to_numpy(dtype=np.float64)
     expected = simple.predict(X_test)
     proto = to_onnx(simple)
-    (ensemble,) = [n for n in proto.graph.node if n.op_type == "TreeEnsembleRegressor"]
-    n_nodes = len(next(a.ints for a in ensemble.attribute if a.name == "nodes_nodeids"))
-    assert n_nodes < 2 * (kept_cuts + 2 * len(compact)) + 1  # the full union would need > 2 * union_cuts
+    assert np.isfinite(_initializer(proto, "keys_1_ahead")).sum() == kept_cuts  # the searched edges
     np.testing.assert_allclose(onnx_outputs(proto, rows)["prediction"], expected, rtol=0, atol=TOLERANCE)
     np.testing.assert_allclose(js_outputs(to_js(simple), rows, tmp_path)["predict"].astype(float), expected,
                                rtol=0, atol=TOLERANCE)
