@@ -315,7 +315,7 @@ def fold_main_terms(binnings: list[Binning], terms: list[Term],
                     max_entries: int = FOLD_MAX_ENTRIES) -> tuple[list[Binning], list[Term]]:
     """The same score sum with fewer terms: main terms added into pair tables that read their feature.
 
-    A batch predictor pays per term (ONNX: one index output of the tree op and one gather each), so a
+    A batch predictor pays per term (ONNX: two index lookups and one score lookup each), so a
     main term of feature ``a`` and a pair ``(a, b)`` become one table over ``a``'s two binnings merged
     (:func:`share_binnings`) and ``b``'s pair bins: ``table[s, j] = main[level_main[s]] + pair[level_pair[s], j]``.
     Each main term folds into at most one pair, and only while that table stays within ``max_entries``
