@@ -221,7 +221,8 @@ class _Graph:
         """``table[index]`` for a 1-D ``table``, shaped like ``index``: a ``GatherElements`` on the
         flattened index (see :meth:`column_lookups`; flattening and reshaping copy nothing)."""
         flat = self.op("GatherElements", [table, self.flatten(index, f"{name}_flat_index")], f"{name}_flat", axis=0)
-        return self.op("Reshape", [flat, self.op("Shape", [index], f"{name}_shape")], name)
+        # allowzero: an empty batch's 0 is a length, not "copy the input's dimension".
+        return self.op("Reshape", [flat, self.op("Shape", [index], f"{name}_shape")], name, allowzero=1)
 
     def column_lookups(self, table: np.ndarray, index: str, name: str) -> list[str]:
         """``table[index, k]`` for every column ``k`` of a 2-D ``table``, each shaped like ``index``.
@@ -411,7 +412,7 @@ def _term_scores(t: AdditiveTables, graph: _Graph) -> str:
         index = part if index is None else graph.op("Add", [index, part], "term_index")
     terms_by_rows = graph.op("Shape", [index], "terms_by_rows")
     flat_index = graph.flatten(index, "flat_term_index")
-    sums = [graph.op("ReduceSum", [graph.op("Reshape", [scores, terms_by_rows], f"{scores}_by_row"),
+    sums = [graph.op("ReduceSum", [graph.op("Reshape", [scores, terms_by_rows], f"{scores}_by_row", allowzero=1),
                                    graph.constant("axis0", np.array([0]))], f"{scores}_sum", keepdims=1)
             for scores in graph.column_lookups(np.concatenate(tables), flat_index, "term_tables")]
     total = sums[0] if len(sums) == 1 else graph.op("Concat", sums, "term_sum", axis=0)

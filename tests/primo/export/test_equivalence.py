@@ -105,6 +105,8 @@ def test_onnx_equals_python(name, ml_opset, cases):
         np.testing.assert_allclose(out["prediction"], reference["predict"], rtol=0, atol=TOLERANCE)
     if "scores" in out:
         np.testing.assert_allclose(out["scores"], reference["decision"], rtol=0, atol=TOLERANCE)
+    empty = onnx_outputs(to_onnx(model, ml_opset=ml_opset), rows[:0])  # an empty batch, as a system may send
+    assert {name: value.shape[0] for name, value in empty.items()} == {name: 0 for name in out}
 
 
 @pytest.mark.parametrize("name", KINDS)
