@@ -19,6 +19,7 @@ Contenders (the peers get the same model and their natural input type):
 * PrDT ONNX batch: Primo vs skl2onnx (``zipmap=False``, its float32 input), and a diagnostic copy
   of Primo's graph without its missing-value tracks (NaN then always goes right: not exact, not
   exported, it measures what routing NaN as the model does costs);
+* PrAM ONNX called once a row (200 rows of the random batch): Primo vs ebm2onnx, µs per call;
 * ``predict`` on a 1-row DataFrame already in the fitted column order: Primo vs interpret (PrAM) and
   scikit-learn (PrDT) on the very same fitted tree.
 
@@ -285,6 +286,8 @@ def contenders(data: dict, workdir: Path) -> dict[str, dict[str, Callable[[], fl
     def per_row(predict):
         return lambda: cpu_ns(lambda: [predict(row) for row in one_rows], len(one_rows)) / 1e3
 
+    one_arrays = [np.ascontiguousarray(row.to_numpy(dtype=np.float64)) for row in one_rows]
+    groups["PrAM ONNX, 1-row call (µs)"] = one_row_calls(pram_session, ebm2onnx_session, one_arrays, columns)
     groups["PrAM predict, 1-row DataFrame (µs)"] = {"Primo": per_row(pram.predict),
                                                     "interpret": per_row(pram.ebm_.predict)}
     groups["PrDT predict, 1-row DataFrame (µs)"] = {"Primo": per_row(prdt.predict), "scikit-learn": per_row(plain.predict)}
@@ -300,9 +303,20 @@ def contenders(data: dict, workdir: Path) -> dict[str, dict[str, Callable[[], fl
                 "ebm2onnx": lambda f=features: cpu_ns(lambda: peer.run(None, f), BATCH),
                 "interpret batch predict": lambda rows=rows: cpu_ns(lambda: no_pairs.ebm_.predict(rows), len(rows)),
             }
+        groups["PrAM without pairs, ONNX 1-row call (µs)"] = one_row_calls(session, peer, one_arrays, columns)
     if ebm2onnx_failure:
         groups["notes"] = {"ebm2onnx on the PrAM with pairs": ebm2onnx_failure}
     return groups
+
+
+def one_row_calls(session, peer, one_arrays: list[np.ndarray], columns: list[str]) -> dict[str, Callable[[], float]]:
+    """µs per call of a graph called once a row (what a system calling it per request pays: onnxruntime's
+    per-node dispatch, not the batch cost), and of ebm2onnx's graph (``peer``, None if it failed)."""
+    calls = {"Primo": lambda: cpu_ns(lambda: [session.run(None, {"X": row}) for row in one_arrays], len(one_arrays)) / 1e3}
+    if peer is not None:
+        one_features = [{c: row[:, j].copy() for j, c in enumerate(columns)} for row in one_arrays]
+        calls["ebm2onnx"] = lambda: cpu_ns(lambda: [peer.run(None, f) for f in one_features], len(one_features)) / 1e3
+    return calls
 
 
 def interleaved_medians(groups: dict, repeats: int, seed: int = 0) -> dict:
