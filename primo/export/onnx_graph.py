@@ -7,7 +7,7 @@ run of rows. A row's value picks a cell of a uniform grid over the feature's edg
 among the sorted edges to start, and a few fixed halving steps (``GatherElements``, ``GreaterOrEqual``)
 settle the bin (:class:`_Grid`, :func:`_search_features`): no data-dependent branch, so rows in random
 order cost what rows in file order do (onnxruntime's tree op, used before 2026-12-01, walked one search
-tree per feature: 2.7–3.2× slower in random order on the benchmark's PrAMs). Each term's index into one
+tree per feature: 3–3.8× slower in random order on the benchmark's PrAMs). Each term's index into one
 concatenated score table is then a sum of small lookups (level bin × stride), a main term first riding
 in a pair table of its feature where that stays small (:func:`~primo.export.tables.fold_main_terms`),
 and one ``GatherElements`` per score and a ``ReduceSum`` over terms add the scores; the intercept comes
