@@ -456,10 +456,12 @@ def _plan_grids(shared: list[SharedBinning]) -> list[_Grid]:
     feature then in the fewest cells that do)."""
     keys = [np.asarray(one.binning.categories if one.binning.is_categorical else one.binning.cuts, dtype=np.float64)
             for one in shared]
-    sizes = [[2 ** k for k in range(min(MAX_GRID_CELLS.bit_length(), (GRID_CELLS_PER_KEY * max(1, len(k)) - 1).bit_length() + 1))]
-             for k in keys]
-    steps = max(min(_Grid.fit(k, n).steps for n in ns) for k, ns in zip(keys, sizes))
-    return [next(g for g in (_Grid.fit(k, n) for n in ns) if g.steps <= steps) for k, ns in zip(keys, sizes)]
+    # Each feature's grids from 1 cell up, doubling, fitted once.
+    fits = [[_Grid.fit(k, 2 ** e) for e in range(min(MAX_GRID_CELLS.bit_length(),
+                                                     (GRID_CELLS_PER_KEY * max(1, len(k)) - 1).bit_length() + 1))]
+            for k in keys]
+    steps = max(min(grid.steps for grid in grids) for grids in fits)
+    return [next(grid for grid in grids if grid.steps <= steps) for grids in fits]
 
 
 def _graph_bins(binning: Binning) -> np.ndarray:
