@@ -74,7 +74,8 @@ MAX_GRID_CELLS = 2 ** 16
 
 
 class _Ensemble:
-    """Accumulates the trees of one ``TreeEnsembleRegressor`` (output float32, one column per target).
+    """Accumulates the trees of one ``TreeEnsembleRegressor`` (float64 splits; output float32, one column per
+    target): since the PrAM graph stopped using it (2026-12-01), a PrDT's ``ml_opset=3`` graph only.
 
     A tree is built bottom-up as nested tuples, ``("leaf", {target: weight})`` or
     ``("node", feature, split, missing_true, true_child, false_child)``, every node ``x <= split``
@@ -82,8 +83,7 @@ class _Ensemble:
     :meth:`add_tree`, root first.
     """
 
-    def __init__(self, *, float64_splits: bool):
-        self.float64_splits = float64_splits
+    def __init__(self):
         self.tree, self.node_id, self.feature, self.split, self.missing_true = [], [], [], [], []
         self.is_leaf, self.true_id, self.false_id = [], [], []
         self.target_tree, self.target_node, self.target_id, self.target_weight = [], [], [], []
@@ -132,9 +132,6 @@ class _Ensemble:
         self.n_trees += 1
 
     def make_node(self, input_name: str, output_name: str, n_targets: int) -> onnx.NodeProto:
-        splits = np.asarray(self.split, dtype=np.float64 if self.float64_splits else np.float32)
-        split_attribute = ({"nodes_values_as_tensor": numpy_helper.from_array(splits)} if self.float64_splits
-                           else {"nodes_values": splits.tolist()})
         return helper.make_node(
             "TreeEnsembleRegressor", [input_name], [output_name], domain="ai.onnx.ml",
             aggregate_function="SUM", post_transform="NONE", n_targets=n_targets,
@@ -144,7 +141,7 @@ class _Ensemble:
             nodes_missing_value_tracks_true=self.missing_true,
             target_treeids=self.target_tree, target_nodeids=self.target_node, target_ids=self.target_id,
             target_weights=np.asarray(self.target_weight, dtype=np.float32).tolist(),
-            **split_attribute,
+            nodes_values_as_tensor=numpy_helper.from_array(np.asarray(self.split, dtype=np.float64)),
         )
 
 
@@ -260,7 +257,7 @@ def _tree_graph(t: TreeTables, graph: _Graph, ml_opset: int) -> None:
         if n_leaves > MAX_SCORE_ENTRIES:
             raise ValueError(f"the PrDT has {n_leaves} leaves; ONNX export with ml_opset=3 numbers up to "
                              f"{MAX_SCORE_ENTRIES} exactly in float32")
-        ensemble = _Ensemble(float64_splits=True)
+        ensemble = _Ensemble()
         ensemble.add_tree(_nested_tree(t))
         graph.nodes.append(ensemble.make_node("X", "tree_output", 1))
     else:
