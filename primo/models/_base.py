@@ -161,6 +161,7 @@ def _text_names(X: pd.DataFrame, argument: str = "X") -> pd.DataFrame:
 #: IDENTIFIER_MIN_VALUES of them) is warned about at fit: as categories most values are seen about once, so a
 #: new row's is likely unknown. Caught on held-out tables: a district name in 409 of 420 rows (Caschool), a
 #: subject id (mao), free-text descriptions in 847 of 996 rows (nace_rev2, whose pair terms took 300x longer).
+#: A numeric column of at least IDENTIFIER_MIN_VALUES rows holding each integer of a range once is too.
 IDENTIFIER_SHARE = 0.5
 IDENTIFIER_MIN_VALUES = 50
 
@@ -204,20 +205,44 @@ def _check_cells_are_values(X: pd.DataFrame, kinds, argument: str = "X") -> None
                 column=str(X.columns[j]))
 
 
+def _numbers_the_rows(column: pd.Series) -> bool:
+    """Whether a numeric column holds each integer of a range as long as the table exactly once (a row
+    number or a sequential id); most columns are ruled out by their range alone."""
+    rows = len(column)
+    if column.dtype.kind not in "iuf" or rows < IDENTIFIER_MIN_VALUES:
+        return False
+    low, high = float(column.min()), float(column.max())
+    if high - low + 1 != rows or column.isna().any():
+        return False
+    values = column.to_numpy(dtype=np.float64)
+    return bool((values == np.floor(values)).all()) and column.nunique() == rows
+
+
 def _warn_identifier_columns(X: pd.DataFrame) -> None:
-    """Warn, naming them, about text or category columns that look like identifiers or free text."""
+    """Warn, naming them, about text or category columns that look like identifiers or free text, and
+    numeric columns that number the rows."""
     rows = len(X)
-    found = []
+    found, numbering = [], []
     for j, dtype in enumerate(X.dtypes):
+        name, column = str(X.columns[j]), X.iloc[:, j]
         if dtype_kind(dtype, X.columns[j]) != CATEGORICAL:
+            if _numbers_the_rows(column):
+                numbering.append(f"{name!r} (each integer from {column.min():.0f} to {column.max():.0f} once)")
             continue
-        distinct = X.iloc[:, j].nunique()
+        distinct = column.nunique()
         if distinct >= IDENTIFIER_MIN_VALUES and distinct > IDENTIFIER_SHARE * rows:
-            found.append(f"{str(X.columns[j])!r} ({distinct:,} distinct values in {rows:,} rows)")
+            found.append(f"{name!r} ({distinct:,} distinct values in {rows:,} rows)")
     if found:
         warnings.warn(f"column(s) {', '.join(found)} look like identifiers or free text: as categories most values "
                       "are seen about once, and a new row's value is likely unknown to the model (it reads as an "
                       "unseen category); drop them or derive features from them", InputWarning, stacklevel=4)
+    if numbering:
+        # Tables are often stored sorted (by the target, a group, a date): a row number then carries that
+        # order, which cross-validation rewards and new rows do not share.
+        warnings.warn(f"column(s) {', '.join(numbering)} look like row numbers or sequential ids: the model reads "
+                      "them as numbers and learns from the order the rows were stored in, which new rows do not "
+                      "share; drop them, unless they are a time index the model should use", InputWarning,
+                      stacklevel=4)
 
 
 def _check_frame_values(X: pd.DataFrame, read_as_numbers, allow_infinity: bool, argument: str = "X") -> None:

@@ -336,6 +336,28 @@ def test_an_identifier_column_is_warned_about_by_name(family):
         family(**params).fit(X.drop(columns="name"), X["a"])
 
 
+@pytest.mark.parametrize("family", [PrDTRegressor, PrAMRegressor])
+def test_a_column_numbering_the_rows_is_warned_about_by_name(family):
+    """A numeric row number or sequential id carries the order the rows were stored in (here sorted by the
+    target, as many tables are): the user hears which column; numbers of the same range that repeat, or
+    that miss a step, are not mentioned."""
+    import warnings
+
+    from primo.errors import InputWarning
+
+    rng = np.random.default_rng(0)
+    y = np.sort(rng.normal(size=120))
+    X = pd.DataFrame({"a": rng.normal(size=120), "row": np.arange(1, 121), "id": rng.permutation(120) + 5000.0})
+    params = {"max_rounds": 30, "outer_bags": 1, "n_jobs": 1} if family is PrAMRegressor else {}
+    with pytest.warns(InputWarning, match=r"'row' \(each integer from 1 to 120 once\), 'id' \(each integer from "
+                                          r"5000 to 5119 once\) look like row numbers"):
+        family(**params).fit(X, y)
+    repeated = X.assign(row=np.r_[np.arange(1, 119), 7, 120], id=np.arange(120) * 2.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        family(**params).fit(repeated, y)
+
+
 def test_a_search_gives_an_input_warning_once_and_does_not_count_it_as_a_librarys():
     from primo.errors import InputWarning
     from primo.search import BayesianSearch
