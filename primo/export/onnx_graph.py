@@ -73,78 +73,6 @@ GRID_CELLS_PER_KEY = 16
 MAX_GRID_CELLS = 2 ** 16
 
 
-class _Ensemble:
-    """Accumulates the trees of one ``TreeEnsembleRegressor`` (float64 splits; output float32, one column per
-    target): since the PrAM graph stopped using it (2026-12-01), a PrDT's ``ml_opset=3`` graph only.
-
-    A tree is built bottom-up as nested tuples, ``("leaf", {target: weight})`` or
-    ``("node", feature, split, missing_true, true_child, false_child)``, every node ``x <= split``
-    (onnxruntime runs single-mode ensembles on its faster path), and numbered in pre-order by
-    :meth:`add_tree`, root first.
-    """
-
-    def __init__(self):
-        self.tree, self.node_id, self.feature, self.split, self.missing_true = [], [], [], [], []
-        self.is_leaf, self.true_id, self.false_id = [], [], []
-        self.target_tree, self.target_node, self.target_id, self.target_weight = [], [], [], []
-        self.n_trees = 0
-
-    @staticmethod
-    def leaf(weights: dict[int, float]) -> tuple:
-        return ("leaf", weights)
-
-    @staticmethod
-    def node(feature: int, split: float, true_child: tuple, false_child: tuple, missing_true: bool = False) -> tuple:
-        return ("node", int(feature), float(split), bool(missing_true), true_child, false_child)
-
-    def add_tree(self, root: tuple) -> None:
-        tree, first = self.n_trees, len(self.node_id)
-        # An explicit stack: unpruned trees can be deeper than Python's recursion limit.
-        stack: list[tuple[tuple, int | None, list | None]] = [(root, None, None)]
-        while stack:
-            item, parent, side = stack.pop()
-            number = len(self.node_id) - first
-            if parent is not None:
-                side[parent] = number
-            self.tree.append(tree)
-            self.node_id.append(number)
-            self.true_id.append(0)
-            self.false_id.append(0)
-            if item[0] == "leaf":
-                self.is_leaf.append(True)
-                self.feature.append(0)
-                self.split.append(0.0)
-                self.missing_true.append(0)
-                for target, weight in sorted(item[1].items()):
-                    self.target_tree.append(tree)
-                    self.target_node.append(number)
-                    self.target_id.append(int(target))
-                    self.target_weight.append(float(weight))
-                continue
-            _, feature, split, missing_true, true_child, false_child = item
-            self.is_leaf.append(False)
-            self.feature.append(feature)
-            self.split.append(split)
-            self.missing_true.append(int(missing_true))
-            me = len(self.node_id) - 1
-            stack.append((false_child, me, self.false_id))
-            stack.append((true_child, me, self.true_id))  # popped first: numbered right after its parent
-        self.n_trees += 1
-
-    def make_node(self, input_name: str, output_name: str, n_targets: int) -> onnx.NodeProto:
-        return helper.make_node(
-            "TreeEnsembleRegressor", [input_name], [output_name], domain="ai.onnx.ml",
-            aggregate_function="SUM", post_transform="NONE", n_targets=n_targets,
-            nodes_treeids=self.tree, nodes_nodeids=self.node_id, nodes_featureids=self.feature,
-            nodes_modes=["LEAF" if leaf else "BRANCH_LEQ" for leaf in self.is_leaf],
-            nodes_truenodeids=self.true_id, nodes_falsenodeids=self.false_id,
-            nodes_missing_value_tracks_true=self.missing_true,
-            target_treeids=self.target_tree, target_nodeids=self.target_node, target_ids=self.target_id,
-            target_weights=np.asarray(self.target_weight, dtype=np.float32).tolist(),
-            nodes_values_as_tensor=numpy_helper.from_array(np.asarray(self.split, dtype=np.float64)),
-        )
-
-
 def to_onnx(model, *, name: str = "primo_model", ml_opset: int | None = None) -> onnx.ModelProto:
     """ONNX model of a fitted PrDT or PrAM (or its tables), checked with ``onnx.checker``.
 
@@ -257,9 +185,7 @@ def _tree_graph(t: TreeTables, graph: _Graph, ml_opset: int) -> None:
         if n_leaves > MAX_SCORE_ENTRIES:
             raise ValueError(f"the PrDT has {n_leaves} leaves; ONNX export with ml_opset=3 numbers up to "
                              f"{MAX_SCORE_ENTRIES} exactly in float32")
-        ensemble = _Ensemble()
-        ensemble.add_tree(_nested_tree(t))
-        graph.nodes.append(ensemble.make_node("X", "tree_output", 1))
+        graph.nodes.append(_tree_regressor_node(t))
     else:
         graph.nodes.append(_tree_ensemble_node(t))
     leaf_numbers = t.is_classifier or ml_opset == 3
@@ -309,25 +235,27 @@ def _tree_ensemble_node(t: TreeTables) -> onnx.NodeProto:
     )
 
 
-def _nested_tree(t: TreeTables) -> tuple:
-    """The tree as :class:`_Ensemble` tuples whose leaves weigh their leaf number (leaves counted in node
-    order, as :func:`_tree_ensemble_node` counts them); built bottom-up without recursion (unpruned trees
-    can be deeper than Python's recursion limit)."""
-    leaf_number = np.cumsum(t.left == -1) - 1
-    order, stack = [], [0]
-    while stack:  # pre-order, so that every child comes after its parent
-        node = stack.pop()
-        order.append(node)
-        if t.left[node] != -1:
-            stack += [int(t.left[node]), int(t.right[node])]
-    built = {}
-    for node in reversed(order):
-        if t.left[node] == -1:
-            built[node] = _Ensemble.leaf({0: float(leaf_number[node])})
-        else:
-            built[node] = _Ensemble.node(t.feature[node], float32_threshold(t.threshold[node]), built.pop(int(t.left[node])),
-                                         built.pop(int(t.right[node])), missing_true=bool(t.missing_left[node]))
-    return built[0]
+def _tree_regressor_node(t: TreeTables) -> onnx.NodeProto:
+    """The tree as one ``TreeEnsembleRegressor`` (ai.onnx.ml opset 3, float64 splits; output float32
+    ``tree_output``) whose leaves weigh their leaf number, as :func:`_tree_ensemble_node` numbers them. The
+    operator takes the tree's own node numbering (root 0, each id once)."""
+    is_leaf = t.left == -1
+    internal = ~is_leaf
+    leaves = np.flatnonzero(is_leaf)
+    splits = [float32_threshold(v) if inner else 0.0 for v, inner in zip(t.threshold, internal)]
+    return helper.make_node(
+        "TreeEnsembleRegressor", ["X"], ["tree_output"], domain="ai.onnx.ml",
+        aggregate_function="SUM", post_transform="NONE", n_targets=1,
+        nodes_treeids=[0] * len(t.left), nodes_nodeids=list(range(len(t.left))),
+        nodes_featureids=np.where(internal, t.feature, 0).tolist(),
+        nodes_modes=["LEAF" if leaf else "BRANCH_LEQ" for leaf in is_leaf],
+        nodes_truenodeids=np.where(internal, t.left, 0).tolist(),
+        nodes_falsenodeids=np.where(internal, t.right, 0).tolist(),
+        nodes_missing_value_tracks_true=(internal & t.missing_left).astype(int).tolist(),
+        nodes_values_as_tensor=numpy_helper.from_array(np.asarray(splits, dtype=np.float64)),
+        target_treeids=[0] * len(leaves), target_nodeids=leaves.tolist(), target_ids=[0] * len(leaves),
+        target_weights=t.leaf_index[leaves].astype(np.float32).tolist(),
+    )
 
 
 def _additive_graph(t: AdditiveTables, graph: _Graph) -> None:
