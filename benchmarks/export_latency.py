@@ -16,9 +16,12 @@ Contenders (the peers get the same model and their natural input type):
 * PrAM C (gcc -O2), float and integer mode: ns per prediction in a C loop over the batch;
 * PrDT C float: Primo (``predict`` for regressors, ``predict_proba`` for classifiers) vs m2cgen
   (``score``) and emlearn (``dtype="float"``, its float32 input);
-* PrDT ONNX batch: Primo vs skl2onnx (``zipmap=False``, its float32 input), and a diagnostic copy
-  of Primo's graph without its missing-value tracks (NaN then always goes right: not exact, not
-  exported, it measures what routing NaN as the model does costs);
+* PrDT ONNX batch: Primo vs skl2onnx (``zipmap=False``, its float32 input, given as float32 rows), the
+  same skl2onnx graph given the float64 rows a system holds (its call then includes the cast to float32
+  it needs: the float64-input graph skl2onnx writes for a regressor, at ai.onnx.ml opset 1, 3 or 5,
+  fails to load in onnxruntime, its float32 tree output declared double), and a diagnostic copy of Primo's graph
+  without its missing-value tracks (NaN then always goes right: not exact, not exported, it measures
+  what routing NaN as the model does costs);
 * PrAM ONNX called once a row (200 rows of the random batch): Primo vs ebm2onnx, µs per call;
 * ``predict`` on a 1-row DataFrame already in the fitted column order: Primo vs interpret (PrAM) and
   scikit-learn (PrDT) on the very same fitted tree.
@@ -279,6 +282,8 @@ def contenders(data: dict, workdir: Path) -> dict[str, dict[str, Callable[[], fl
         g = groups.setdefault(f"PrDT ONNX batch, {order} order (ns/row)", {})
         g["Primo"] = lambda rows=rows: cpu_ns(lambda: prdt_session.run(None, {"X": rows}), len(rows))
         g["skl2onnx"] = lambda rows32=rows32: cpu_ns(lambda: skl_session.run(None, {"X": rows32}), len(rows32))
+        g["skl2onnx from float64 rows"] = lambda rows=rows: cpu_ns(
+            lambda: skl_session.run(None, {"X": rows.astype(np.float32)}), len(rows))
         g["diagnostic: no NaN tracks"] = lambda rows=rows: cpu_ns(lambda: untracked_session.run(None, {"X": rows}),
                                                                  len(rows))
     one_rows = [data["random"].iloc[[i]] for i in range(ONE_ROW_CALLS)]
